@@ -1,0 +1,79 @@
+"""cairn: an agent development kit whose execution is an append-only event log.
+
+Everyday names are importable from here; each also lives in its layer's package
+(``cairn.events``, ``cairn.sessions``, ``cairn.agents``, ``cairn.runners``, ...).
+"""
+
+from cairn.agents import (
+    BaseAgent,
+    CallbackContext,
+    Context,
+    InvocationContext,
+    RunConfig,
+    StreamingMode,
+    ToolContext,
+)
+from cairn.apps import App, EventsCompactionConfig, ResumabilityConfig
+from cairn.errors import (
+    AlreadyExistsError,
+    CairnError,
+    DuplicateEventError,
+    InvalidEventError,
+    InvalidStateValueError,
+    InvocationNotFoundError,
+    SessionAlreadyExistsError,
+    SessionBusyError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from cairn.events import Event, EventActions, EventCompaction, NodeInfo, ToolConfirmation
+from cairn.plugins import BasePlugin
+from cairn.runners import InMemoryRunner, Runner
+from cairn.sessions import (
+    BaseSessionService,
+    GetSessionConfig,
+    InMemorySessionService,
+    ListSessionsResponse,
+    Session,
+    State,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AlreadyExistsError",
+    "App",
+    "BaseAgent",
+    "BasePlugin",
+    "BaseSessionService",
+    "CairnError",
+    "CallbackContext",
+    "Context",
+    "DuplicateEventError",
+    "Event",
+    "EventActions",
+    "EventCompaction",
+    "EventsCompactionConfig",
+    "GetSessionConfig",
+    "InMemoryRunner",
+    "InMemorySessionService",
+    "InvalidEventError",
+    "InvalidStateValueError",
+    "InvocationContext",
+    "InvocationNotFoundError",
+    "ListSessionsResponse",
+    "NodeInfo",
+    "ResumabilityConfig",
+    "RunConfig",
+    "Runner",
+    "Session",
+    "SessionAlreadyExistsError",
+    "SessionBusyError",
+    "SessionNotFoundError",
+    "StaleSessionError",
+    "State",
+    "StreamingMode",
+    "ToolConfirmation",
+    "ToolContext",
+    "__version__",
+]

@@ -1,0 +1,17 @@
+"""Agents and the contexts they run with."""
+
+from cairn.agents.base_agent import BaseAgent
+from cairn.agents.context import CallbackContext, Context, ToolContext
+from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.run_config import RunConfig, StreamingMode
+
+__all__ = [
+    "BaseAgent",
+    "CallbackContext",
+    "Context",
+    "InvocationContext",
+    "RunConfig",
+    "StreamingMode",
+    "ToolContext",
+    "new_invocation_id",
+]

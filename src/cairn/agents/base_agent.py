@@ -1,0 +1,169 @@
+"""The base of every agent: identity, the agent tree, agent callbacks, and the run loop hook."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, TypeAlias
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
+from cairn.agents.context import Context
+from cairn.agents.invocation_context import InvocationContext
+from cairn.events.event import Event
+
+AgentCallback: TypeAlias = Callable[
+    [Context], "types.Content | Awaitable[types.Content | None] | None"
+]
+"""``callback(callback_context)``: returning Content short-circuits (before) or adds a reply
+(after); returning None lets the run proceed."""
+
+
+async def _call_agent_callbacks(
+    callbacks: AgentCallback | list[AgentCallback] | None, ctx: Context
+) -> types.Content | None:
+    if callbacks is None:
+        return None
+    for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
+        result = callback(ctx)
+        if inspect.isawaitable(result):
+            result = await result
+        if result is not None:
+            return result
+    return None
+
+
+class BaseAgent(BaseModel):
+    """An agent: a named node that yields Events for an invocation.
+
+    Subclass it and override ``_run_async_impl(ctx)`` (an async generator of
+    ``Event``). Events that leave ``invocation_id``, ``author`` or ``branch``
+    empty get the invocation's id, the agent's name and the current branch.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    sub_agents: list[BaseAgent] = Field(default_factory=list)
+    before_agent_callback: AgentCallback | list[AgentCallback] | None = None
+    after_agent_callback: AgentCallback | list[AgentCallback] | None = None
+
+    _parent_agent: BaseAgent | None = PrivateAttr(default=None)
+
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, name: str) -> str:
+        if not name.isidentifier():
+            raise ValueError(
+                f"agent name {name!r} must be a Python identifier (letters, digits, "
+                "underscores; not starting with a digit), e.g. 'weather_agent'"
+            )
+        if name == "user":
+            raise ValueError(
+                "agent name 'user' is reserved for the end user's events; choose another name"
+            )
+        return name
+
+    def model_post_init(self, context: Any, /) -> None:
+        seen: set[str] = set()
+        for child in self.sub_agents:
+            if child.name in seen:
+                raise ValueError(
+                    f"agent {self.name!r} has two sub-agents named {child.name!r}; "
+                    "sub-agent names must be unique"
+                )
+            seen.add(child.name)
+            if child._parent_agent is not None and child._parent_agent is not self:
+                raise ValueError(
+                    f"agent {child.name!r} is already a sub-agent of "
+                    f"{child._parent_agent.name!r}; an agent can have one parent only — "
+                    "create a separate instance to use it under "
+                    f"{self.name!r}"
+                )
+            child._parent_agent = self
+
+    # -- the tree -----------------------------------------------------------------------
+    @property
+    def parent_agent(self) -> BaseAgent | None:
+        return self._parent_agent
+
+    @property
+    def root_agent(self) -> BaseAgent:
+        agent = self
+        while agent._parent_agent is not None:
+            agent = agent._parent_agent
+        return agent
+
+    def find_agent(self, name: str) -> BaseAgent | None:
+        """This agent or a descendant called ``name``."""
+        if self.name == name:
+            return self
+        return self.find_sub_agent(name)
+
+    def find_sub_agent(self, name: str) -> BaseAgent | None:
+        """A descendant called ``name``."""
+        for child in self.sub_agents:
+            found = child.find_agent(name)
+            if found is not None:
+                return found
+        return None
+
+    # -- running ----------------------------------------------------------------------------
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Override: yield the events of this agent's turn."""
+        raise NotImplementedError(
+            f"agent {self.name!r} ({type(self).__name__}) does not implement "
+            "_run_async_impl(ctx); override it as an async generator that yields Events"
+        )
+        yield  # pragma: no cover - makes this an async generator
+
+    async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Run this agent: before callbacks, ``_run_async_impl``, after callbacks."""
+        ctx = parent_context.for_agent(self)
+        before = await self._callback_event(ctx, before=True)
+        if before is not None:
+            yield before
+            if before.content is not None:
+                return
+        if ctx.end_invocation:
+            return
+        async for event in self._run_async_impl(ctx):
+            yield self._fill_defaults(ctx, event)
+            if ctx.end_invocation:
+                return
+        after = await self._callback_event(ctx, before=False)
+        if after is not None:
+            yield after
+
+    def _fill_defaults(self, ctx: InvocationContext, event: Event) -> Event:
+        if not event.invocation_id:
+            event.invocation_id = ctx.invocation_id
+        if not event.author:
+            event.author = self.name
+        if event.branch is None and ctx.branch is not None:
+            event.branch = ctx.branch
+        return event
+
+    async def _callback_event(self, ctx: InvocationContext, *, before: bool) -> Event | None:
+        """Run plugin then agent callbacks; an event if they replied or changed state."""
+        callback_context = Context(ctx)
+        content: types.Content | None = None
+        hooks = ctx.plugin_manager
+        if hooks is not None:
+            if before:
+                content = await hooks.run_before_agent_callback(
+                    agent=self, callback_context=callback_context
+                )
+            else:
+                content = await hooks.run_after_agent_callback(
+                    agent=self, callback_context=callback_context
+                )
+        if content is None:
+            own = self.before_agent_callback if before else self.after_agent_callback
+            content = await _call_agent_callbacks(own, callback_context)
+        actions = callback_context.actions
+        if content is None and not actions.state_delta and not actions.artifact_delta:
+            return None
+        return self._fill_defaults(ctx, Event(content=content, actions=actions))

@@ -1,0 +1,102 @@
+"""The handle a callback, tool or node gets: state reads and writes, and the actions it records."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from google.genai import types
+
+from cairn.events.event_actions import EventActions, ToolConfirmation
+from cairn.sessions.session import Session
+from cairn.sessions.state import State
+
+if TYPE_CHECKING:
+    from cairn.agents.invocation_context import InvocationContext
+    from cairn.agents.run_config import RunConfig
+
+
+class Context:
+    """One step's view of the invocation.
+
+    ``state[k] = v`` records the change in ``actions.state_delta`` (and is
+    visible to later reads through this context at once); it reaches the
+    session when an event carrying these actions is appended.
+    """
+
+    def __init__(
+        self,
+        invocation_context: InvocationContext,
+        *,
+        event_actions: EventActions | None = None,
+        function_call_id: str | None = None,
+        tool_confirmation: ToolConfirmation | None = None,
+    ) -> None:
+        self._invocation_context = invocation_context
+        self._event_actions = event_actions if event_actions is not None else EventActions()
+        self._function_call_id = function_call_id
+        self._tool_confirmation = tool_confirmation
+        self._state = State(invocation_context.session.state, self._event_actions.state_delta)
+
+    @property
+    def invocation_context(self) -> InvocationContext:
+        return self._invocation_context
+
+    @property
+    def state(self) -> State:
+        """Session state (all scopes) overlaid by this step's pending writes."""
+        return self._state
+
+    @property
+    def actions(self) -> EventActions:
+        """The actions this step has recorded so far (in-place state edits included)."""
+        self._state.flush_in_place_edits()
+        return self._event_actions
+
+    @property
+    def session(self) -> Session:
+        return self._invocation_context.session
+
+    @property
+    def invocation_id(self) -> str:
+        return self._invocation_context.invocation_id
+
+    @property
+    def agent_name(self) -> str:
+        return self._invocation_context.agent.name
+
+    @property
+    def branch(self) -> str | None:
+        return self._invocation_context.branch
+
+    @property
+    def user_content(self) -> types.Content | None:
+        return self._invocation_context.user_content
+
+    @property
+    def run_config(self) -> RunConfig:
+        return self._invocation_context.run_config
+
+    @property
+    def function_call_id(self) -> str | None:
+        """The id of the function call this context serves (tools only)."""
+        return self._function_call_id
+
+    @property
+    def tool_confirmation(self) -> ToolConfirmation | None:
+        """The confirmation the user gave for this tool call, if any."""
+        return self._tool_confirmation
+
+    @property
+    def end_invocation(self) -> bool:
+        return self._invocation_context.end_invocation
+
+    @end_invocation.setter
+    def end_invocation(self, value: bool) -> None:
+        self._invocation_context.end_invocation = value
+
+
+CallbackContext = Context
+"""ADK's name for the context a callback receives."""
+
+ToolContext = Context
+"""ADK's name for the context a tool receives."""

@@ -1,0 +1,70 @@
+"""Everything one invocation (one run_async call) needs, shared by the agents it runs."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import TYPE_CHECKING, Any, Protocol
+
+from google.genai import types
+
+from cairn.agents.run_config import RunConfig
+from cairn.sessions.base_session_service import BaseSessionService
+from cairn.sessions.session import Session
+
+if TYPE_CHECKING:
+    from cairn.agents.base_agent import BaseAgent
+    from cairn.agents.context import Context
+
+
+class AgentHooks(Protocol):
+    """The plugin hooks agents call around their runs (implemented by ``cairn.plugins``)."""
+
+    async def run_before_agent_callback(
+        self, *, agent: BaseAgent, callback_context: Context
+    ) -> types.Content | None: ...
+
+    async def run_after_agent_callback(
+        self, *, agent: BaseAgent, callback_context: Context
+    ) -> types.Content | None: ...
+
+
+def new_invocation_id() -> str:
+    """A fresh invocation id, ``e-<uuid4>``."""
+    return f"e-{uuid.uuid4()}"
+
+
+@dataclasses.dataclass
+class InvocationContext:
+    """The invocation's handle: its id, session, services, current agent and branch.
+
+    ``session`` is the invocation's own copy: every event the Runner appends is
+    added to it (with its state delta, ``temp:`` keys included), so later steps
+    of the invocation see what earlier ones committed.
+    """
+
+    session_service: BaseSessionService
+    invocation_id: str
+    agent: BaseAgent
+    session: Session
+    artifact_service: Any = None
+    memory_service: Any = None
+    credential_service: Any = None
+    branch: str | None = None
+    user_content: types.Content | None = None
+    run_config: RunConfig = dataclasses.field(default_factory=RunConfig)
+    end_invocation: bool = False
+    """Set to True to stop the invocation after the current event."""
+    plugin_manager: AgentHooks | None = None
+
+    @property
+    def app_name(self) -> str:
+        return self.session.app_name
+
+    @property
+    def user_id(self) -> str:
+        return self.session.user_id
+
+    def for_agent(self, agent: BaseAgent) -> InvocationContext:
+        """This context with ``agent`` as the running agent (same session and invocation)."""
+        return dataclasses.replace(self, agent=agent)

@@ -1,0 +1,145 @@
+"""Typed errors raised by cairn.
+
+Every error names the object it is about (app, user, session, invocation,
+event, key) and says how to fix the problem, so that a log line alone is
+enough to act on.
+"""
+
+from __future__ import annotations
+
+
+class CairnError(Exception):
+    """Base class of every error cairn raises on purpose."""
+
+
+def _session_ref(app_name: str, user_id: str, session_id: str) -> str:
+    return f"session {session_id!r} of user {user_id!r} in app {app_name!r}"
+
+
+class SessionNotFoundError(CairnError, ValueError):
+    """The named session does not exist (or was deleted)."""
+
+    def __init__(self, *, app_name: str, user_id: str, session_id: str, hint: str = "") -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        fix = hint or (
+            "Create it first with create_session(...), or pass auto_create_session=True "
+            "to the Runner to create missing sessions on demand."
+        )
+        super().__init__(f"{_session_ref(app_name, user_id, session_id)} does not exist. {fix}")
+
+
+class AlreadyExistsError(CairnError):
+    """Something with this identity is already stored."""
+
+
+class SessionAlreadyExistsError(AlreadyExistsError, ValueError):
+    """`create_session` was given the id of a session that already exists."""
+
+    def __init__(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        super().__init__(
+            f"{_session_ref(app_name, user_id, session_id)} already exists. "
+            "Load it with get_session(...), choose another session_id, or omit "
+            "session_id to get a generated one."
+        )
+
+
+class DuplicateEventError(AlreadyExistsError, ValueError):
+    """An event with this id is already stored in the session with different content."""
+
+    def __init__(self, *, app_name: str, user_id: str, session_id: str, event_id: str) -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        self.event_id = event_id
+        super().__init__(
+            f"event {event_id!r} is already stored in "
+            f"{_session_ref(app_name, user_id, session_id)} with different content. "
+            "Events are immutable once appended: create a new Event "
+            "(it gets a fresh id) instead of re-appending a modified one."
+        )
+
+
+class StaleSessionError(CairnError, ValueError):
+    """The caller's Session object is older than what is stored.
+
+    Detected by the session's integer revision, never by comparing timestamps.
+    """
+
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        held_revision: int,
+        stored_revision: int,
+    ) -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        self.held_revision = held_revision
+        self.stored_revision = stored_revision
+        super().__init__(
+            f"{_session_ref(app_name, user_id, session_id)} was changed by another writer: "
+            f"you hold revision {held_revision}, the store has revision {stored_revision}. "
+            "Nothing was stored. Reload it with get_session(...) and decide again."
+        )
+
+
+class SessionBusyError(CairnError, RuntimeError):
+    """Another invocation is already running on this session."""
+
+    def __init__(
+        self, *, app_name: str, user_id: str, session_id: str, waited: float, holder: str
+    ) -> None:
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id
+        self.holder = holder
+        super().__init__(
+            f"{_session_ref(app_name, user_id, session_id)} is busy: invocation {holder!r} is "
+            f"still running (waited {waited:.2f}s). Only one invocation runs per session at a "
+            "time; wait for it to finish, or give the Runner a longer session_busy_timeout."
+        )
+
+
+class InvalidStateValueError(CairnError, TypeError):
+    """A state value (or initial state) is not plain JSON, so it cannot be stored losslessly."""
+
+    def __init__(self, *, key: str, path: str, value_type: str, where: str) -> None:
+        self.key = key
+        self.path = path
+        self.value_type = value_type
+        location = key if path == "" else f"{key}{path}"
+        super().__init__(
+            f"state key {key!r} in {where} holds a value that is not plain JSON: "
+            f"{location} is {value_type}. cairn stores state as JSON only (dict with str keys, "
+            "list, str, int, finite float, bool, None). Convert it first, e.g. "
+            "model.model_dump(mode='json') for a pydantic model or list(...) for a tuple or set. "
+            "Nothing was stored."
+        )
+
+
+class InvalidEventError(CairnError, ValueError):
+    """An event cannot be stored as lossless JSON."""
+
+    def __init__(self, *, event_id: str, reason: str) -> None:
+        self.event_id = event_id
+        super().__init__(f"event {event_id!r} cannot be stored: {reason} Nothing was stored.")
+
+
+class InvocationNotFoundError(CairnError, ValueError):
+    """``run_async(invocation_id=...)`` named an invocation the session does not have."""
+
+    def __init__(self, *, app_name: str, user_id: str, session_id: str, invocation_id: str) -> None:
+        self.invocation_id = invocation_id
+        super().__init__(
+            f"invocation {invocation_id!r} is not part of "
+            f"{_session_ref(app_name, user_id, session_id)}. Pass the invocation_id of an "
+            "event in that session, or omit invocation_id to start a new invocation."
+        )

@@ -1,0 +1,15 @@
+"""Events: the unit of a session's append-only log."""
+
+from cairn.events.event import Event
+from cairn.events.event_actions import EventActions, EventCompaction, ToolConfirmation
+from cairn.events.llm_response_fields import LlmResponseFields
+from cairn.events.node_info import NodeInfo
+
+__all__ = [
+    "Event",
+    "EventActions",
+    "EventCompaction",
+    "LlmResponseFields",
+    "NodeInfo",
+    "ToolConfirmation",
+]

@@ -1,0 +1,292 @@
+"""The Runner: drives an agent for one invocation and commits every event before yielding it."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import AsyncGenerator, Iterator
+from typing import Any
+
+from google.genai import types
+
+from cairn.agents.base_agent import BaseAgent
+from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.run_config import RunConfig
+from cairn.apps.app import App
+from cairn.errors import InvocationNotFoundError, SessionNotFoundError
+from cairn.events.event import Event
+from cairn.events.event_actions import EventActions
+from cairn.plugins.base_plugin import BasePlugin
+from cairn.plugins.plugin_manager import PluginManager
+from cairn.runners._session_lock import session_lock
+from cairn.sessions.base_session_service import BaseSessionService
+from cairn.sessions.in_memory_session_service import InMemorySessionService
+from cairn.sessions.session import Session
+
+
+class Runner:
+    """Runs an app's root agent against a session store.
+
+    Every non-partial event is appended to the session before the caller sees
+    it; if the append fails, the caller gets the error and never that event.
+    Partial events are passed through and never stored. At most one invocation
+    runs per session at a time in this process; a second one waits up to
+    ``session_busy_timeout`` seconds, then gets ``SessionBusyError``.
+    """
+
+    def __init__(
+        self,
+        *,
+        app: App | None = None,
+        app_name: str | None = None,
+        agent: BaseAgent | None = None,
+        plugins: list[BasePlugin] | None = None,
+        artifact_service: Any = None,
+        session_service: BaseSessionService,
+        memory_service: Any = None,
+        credential_service: Any = None,
+        plugin_close_timeout: float = 5.0,
+        auto_create_session: bool = False,
+        session_busy_timeout: float = 0.0,
+    ) -> None:
+        if (app is None) == (agent is None):
+            raise ValueError(
+                "Runner needs exactly one of app=App(...) or agent=... (with app_name=...)"
+            )
+        if app is not None:
+            if app_name is not None and app_name != app.name:
+                raise ValueError(
+                    f"app_name {app_name!r} differs from app.name {app.name!r}; "
+                    "omit app_name when passing app="
+                )
+            self.app_name = app.name
+            self.agent = app.root_agent
+            all_plugins = [*app.plugins, *(plugins or [])]
+        else:
+            if not app_name:
+                raise ValueError("Runner(agent=...) also needs app_name=...")
+            assert agent is not None
+            self.app_name = app_name
+            self.agent = agent
+            all_plugins = list(plugins or [])
+        self.app = app
+        self.session_service = session_service
+        self.artifact_service = artifact_service
+        self.memory_service = memory_service
+        self.credential_service = credential_service
+        self.plugin_manager = PluginManager(all_plugins)
+        self.plugin_close_timeout = plugin_close_timeout
+        self.auto_create_session = auto_create_session
+        self.session_busy_timeout = session_busy_timeout
+
+    # -- lifecycle -----------------------------------------------------------------------
+    async def close(self) -> None:
+        """Close the plugins."""
+        await self.plugin_manager.close(self.plugin_close_timeout)
+
+    async def __aenter__(self) -> Runner:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # -- running -----------------------------------------------------------------------------
+    async def _load_session(self, user_id: str, session_id: str) -> Session:
+        session = await self.session_service.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        if session is not None:
+            return session
+        if not self.auto_create_session:
+            raise SessionNotFoundError(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+        return await self.session_service.create_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+
+    async def run_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None = None,
+        new_message: types.Content | None = None,
+        state_delta: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
+        yield_user_message: bool = False,
+    ) -> AsyncGenerator[Event, None]:
+        """Run one invocation and yield its events, each already committed (unless partial).
+
+        ``new_message`` is stored first as a ``user`` event (with ``state_delta``
+        in its actions). ``invocation_id`` continues an invocation already in
+        the session; the agent runs again under that id.
+        """
+        if new_message is None and invocation_id is None:
+            raise ValueError(
+                "run_async needs new_message=Content(...) to start an invocation, or "
+                "invocation_id=... to continue one"
+            )
+        session = await self._load_session(user_id, session_id)
+        if invocation_id is not None and not any(
+            e.invocation_id == invocation_id for e in session.events
+        ):
+            raise InvocationNotFoundError(
+                app_name=self.app_name,
+                user_id=user_id,
+                session_id=session_id,
+                invocation_id=invocation_id,
+            )
+        invocation_id = invocation_id or new_invocation_id()
+        key = (self.app_name, user_id, session_id)
+        async with session_lock(
+            self.session_service, key, invocation_id, self.session_busy_timeout
+        ):
+            # Reload inside the lock: another invocation may have committed while we waited.
+            session = await self._load_session(user_id, session_id)
+            ctx = InvocationContext(
+                session_service=self.session_service,
+                invocation_id=invocation_id,
+                agent=self.agent,
+                session=session,
+                artifact_service=self.artifact_service,
+                memory_service=self.memory_service,
+                credential_service=self.credential_service,
+                run_config=run_config or RunConfig(),
+                plugin_manager=self.plugin_manager,
+            )
+            user_event = await self._user_event(ctx, new_message, state_delta)
+            if user_event is not None:
+                await self.session_service.append_event(session, user_event)
+                if yield_user_message:
+                    yield user_event
+            async for event in self._drive(ctx):
+                yield event
+            await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
+
+    async def _user_event(
+        self,
+        ctx: InvocationContext,
+        new_message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+    ) -> Event | None:
+        if new_message is not None:
+            new_message = new_message.model_copy(update={"role": "user"})
+            replaced = await self.plugin_manager.run_on_user_message_callback(
+                invocation_context=ctx, user_message=new_message
+            )
+            new_message = replaced if replaced is not None else new_message
+            ctx.user_content = new_message
+        if new_message is None and not state_delta:
+            return None
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author="user",
+            content=new_message,
+            actions=EventActions(state_delta=dict(state_delta or {})),
+        )
+
+    async def _drive(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Run the root agent, committing each event before handing it on."""
+        early_reply = await self.plugin_manager.run_before_run_callback(invocation_context=ctx)
+        if early_reply is not None:
+            event = Event(invocation_id=ctx.invocation_id, author="model", content=early_reply)
+            yield await self._commit(ctx, event)
+            return
+        agent_events = self.agent.run_async(ctx)
+        try:
+            async for event in agent_events:
+                yield await self._commit(ctx, event)
+        finally:
+            await agent_events.aclose()
+
+    async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
+        replaced = await self.plugin_manager.run_on_event_callback(
+            invocation_context=ctx, event=event
+        )
+        event = replaced if replaced is not None else event
+        if not event.partial:
+            await self.session_service.append_event(ctx.session, event)
+        return event
+
+    def run(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | None = None,
+        state_delta: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
+        invocation_id: str | None = None,
+    ) -> Iterator[Event]:
+        """Synchronous ``run_async``: the invocation runs on its own event loop in a thread.
+
+        The agent advances only when the caller asks for the next event, exactly
+        as with ``run_async``; closing the iterator early stops the invocation.
+        """
+        handoff: queue.Queue[tuple[str, Any]] = queue.Queue()
+        proceed = threading.Semaphore(0)
+        stop = threading.Event()
+
+        async def produce() -> None:
+            events = self.run_async(
+                user_id=user_id,
+                session_id=session_id,
+                invocation_id=invocation_id,
+                new_message=new_message,
+                state_delta=state_delta,
+                run_config=run_config,
+            )
+            try:
+                async for event in events:
+                    handoff.put(("event", event))
+                    await asyncio.to_thread(proceed.acquire)
+                    if stop.is_set():
+                        break
+            except Exception as exc:
+                handoff.put(("error", exc))
+                return
+            finally:
+                await events.aclose()
+            handoff.put(("done", None))
+
+        worker = threading.Thread(target=asyncio.run, args=(produce(),), daemon=True)
+        worker.start()
+        try:
+            while True:
+                kind, item = handoff.get()
+                if kind == "error":
+                    raise item
+                if kind == "done":
+                    return
+                yield item
+                proceed.release()
+        finally:
+            stop.set()
+            proceed.release()
+            worker.join()
+
+
+class InMemoryRunner(Runner):
+    """A Runner with an in-memory session store: for trying things out and for tests."""
+
+    def __init__(
+        self,
+        agent: BaseAgent | None = None,
+        *,
+        app_name: str | None = None,
+        plugins: list[BasePlugin] | None = None,
+        app: App | None = None,
+        plugin_close_timeout: float = 5.0,
+    ) -> None:
+        if app is None and app_name is None:
+            app_name = "InMemoryRunner"
+        super().__init__(
+            app=app,
+            app_name=app_name if app is None else None,
+            agent=agent,
+            plugins=plugins,
+            session_service=InMemorySessionService(),
+            plugin_close_timeout=plugin_close_timeout,
+        )

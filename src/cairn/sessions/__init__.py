@@ -1,0 +1,30 @@
+"""Sessions, scoped state and the stores that keep them."""
+
+from cairn.errors import (
+    AlreadyExistsError,
+    DuplicateEventError,
+    InvalidStateValueError,
+    SessionAlreadyExistsError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from cairn.sessions.base_session_service import BaseSessionService
+from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.in_memory_session_service import InMemorySessionService
+from cairn.sessions.session import Session
+from cairn.sessions.state import State
+
+__all__ = [
+    "AlreadyExistsError",
+    "BaseSessionService",
+    "DuplicateEventError",
+    "GetSessionConfig",
+    "InMemorySessionService",
+    "InvalidStateValueError",
+    "ListSessionsResponse",
+    "Session",
+    "SessionAlreadyExistsError",
+    "SessionNotFoundError",
+    "StaleSessionError",
+    "State",
+]

@@ -1,0 +1,116 @@
+"""The session-store contract every backend implements."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+from cairn.errors import InvalidEventError
+from cairn.events.event import Event
+from cairn.events.json_values import check_json_state
+from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.session import Session
+
+
+def encode_event(event: Event) -> str:
+    """The event's lossless JSON, with a clear error if part of it is not JSON."""
+    check_json_state(event.actions.state_delta, where=f"the state delta of event {event.id!r}")
+    try:
+        return event.to_json()
+    except Exception as exc:  # pydantic raises PydanticSerializationError for foreign objects
+        raise InvalidEventError(
+            event_id=event.id,
+            reason=f"part of it is not JSON-serializable ({exc}). Convert the value "
+            "(e.g. in `output` or `custom_metadata`) to plain JSON first.",
+        ) from exc
+
+
+class BaseSessionService(abc.ABC):
+    """Creates, reads, lists and deletes sessions, and appends events to them.
+
+    ``append_event`` is the only way state changes: the event and all of its
+    scoped state changes are stored together or not at all, and only then is
+    the caller's ``Session`` object updated.
+    """
+
+    @abc.abstractmethod
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Create a session; ``app:``/``user:`` keys of ``state`` go to their shared scopes.
+
+        Raises ``SessionAlreadyExistsError`` (an ``AlreadyExistsError``) for a taken id.
+        """
+
+    @abc.abstractmethod
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """The session with merged state and the events ``config`` selects, or None."""
+
+    @abc.abstractmethod
+    async def list_sessions(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        """Sessions of one user (or of every user when ``user_id`` is None), without events."""
+
+    @abc.abstractmethod
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete a session and its events (deleting a missing session is a no-op)."""
+
+    @abc.abstractmethod
+    async def get_initial_state(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> dict[str, Any] | None:
+        """The state given to ``create_session`` (without ``temp:`` keys), or None if missing.
+
+        With it, ``state == initial ∘ fold(state deltas)`` can be checked at any time.
+        """
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Store ``event`` in ``session`` and apply its state delta; return the event.
+
+        Partial events are returned unstored. ``temp:`` keys are kept out of
+        storage but applied to the caller's ``session.state`` and left on the
+        caller's event. Raises ``SessionNotFoundError``, ``StaleSessionError``,
+        ``InvalidStateValueError`` or ``InvalidEventError``; in every error case
+        nothing is stored and ``session`` is unchanged.
+        """
+        if event.partial:
+            return event
+        outcome = await self._append_event_impl(session, event)
+        if outcome is None:  # the very same event was stored before: nothing to do
+            return event
+        revision, last_update_time = outcome
+        session.state.update(event.actions.state_delta)
+        session.events.append(event)
+        session.revision = revision
+        session.last_update_time = last_update_time
+        return event
+
+    @abc.abstractmethod
+    async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
+        """Atomically store the event (temp keys stripped) and its scoped state changes.
+
+        Return the session's new ``(revision, last_update_time)``, or None when an
+        identical event with this id is already stored (an idempotent retry).
+        """
+
+    async def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
+        """Release connections and other resources."""
+
+    async def __aenter__(self) -> BaseSessionService:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

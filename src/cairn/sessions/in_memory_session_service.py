@@ -1,0 +1,239 @@
+"""A session store in process memory: fast, isolated snapshots, every single-process guarantee."""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from cairn.errors import (
+    DuplicateEventError,
+    SessionAlreadyExistsError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from cairn.events.event import Event
+from cairn.events.json_values import check_json_state, copy_json
+from cairn.sessions.base_session_service import BaseSessionService, encode_event
+from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.scopes import merge_scopes, split_by_scope, stored_form, without_temp
+from cairn.sessions.session import Session
+
+
+@dataclass
+class _StoredSession:
+    app_name: str
+    user_id: str
+    id: str
+    initial_state: dict[str, Any]
+    state: dict[str, Any]
+    """Session-scope keys only (no prefix)."""
+    last_update_time: float
+    revision: int = 0
+    events: list[str] = field(default_factory=list)
+    """Each event's stored JSON, in append order."""
+    event_index: dict[str, int] = field(default_factory=dict)
+    timestamps: list[float] = field(default_factory=list)
+    running_max_timestamps: list[float] = field(default_factory=list)
+    """running_max_timestamps[i] = max(timestamps[: i + 1]); sorted, so it can be bisected."""
+
+
+class InMemorySessionService(BaseSessionService):
+    """Sessions kept in this process's memory.
+
+    Events are kept as their JSON, so everything read back is a fresh object
+    (mutating it cannot reach the store or another reader) and has been through
+    the same lossless round trip as in a durable store. Appends cost
+    O(event + delta); windowed reads cost O(window). Safe to share between
+    threads and event loops.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[tuple[str, str], dict[str, _StoredSession]] = {}
+        self._app_state: dict[str, dict[str, Any]] = {}
+        self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+
+    # -- helpers -------------------------------------------------------------------
+    def _find(self, app_name: str, user_id: str, session_id: str) -> _StoredSession | None:
+        return self._sessions.get((app_name, user_id), {}).get(session_id)
+
+    def _merged_state(self, stored: _StoredSession) -> dict[str, Any]:
+        merged: dict[str, Any] = copy_json(
+            merge_scopes(
+                self._app_state.get(stored.app_name, {}),
+                self._user_state.get((stored.app_name, stored.user_id), {}),
+                stored.state,
+            )
+        )
+        return merged
+
+    def _snapshot(self, stored: _StoredSession, events: list[str]) -> Session:
+        return Session(
+            id=stored.id,
+            app_name=stored.app_name,
+            user_id=stored.user_id,
+            state=self._merged_state(stored),
+            events=[Event.model_validate_json(raw) for raw in events],
+            last_update_time=stored.last_update_time,
+            revision=stored.revision,
+        )
+
+    @staticmethod
+    def _window(stored: _StoredSession, config: GetSessionConfig | None) -> list[str]:
+        if config is None:
+            return list(stored.events)
+        limit = config.num_recent_events
+        if limit == 0:
+            return []
+        after = config.after_timestamp
+        if after is None:
+            return stored.events[-limit:] if limit is not None else list(stored.events)
+        # Every event at or after `after` lies at or beyond the first index whose running
+        # maximum reaches `after`; walk back from the end, no further than that index.
+        first = bisect.bisect_left(stored.running_max_timestamps, after)
+        picked: list[str] = []
+        for index in range(len(stored.events) - 1, first - 1, -1):
+            if stored.timestamps[index] >= after:
+                picked.append(stored.events[index])
+                if limit is not None and len(picked) == limit:
+                    break
+        picked.reverse()
+        return picked
+
+    # -- the contract -------------------------------------------------------------
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        session_id = (session_id or "").strip() or str(uuid.uuid4())
+        initial = without_temp(dict(state or {}))
+        check_json_state(initial, where=f"the initial state of session {session_id!r}")
+        initial = copy_json(initial)
+        scoped = split_by_scope(initial)
+        with self._lock:
+            if self._find(app_name, user_id, session_id) is not None:
+                raise SessionAlreadyExistsError(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+            stored = _StoredSession(
+                app_name=app_name,
+                user_id=user_id,
+                id=session_id,
+                initial_state=initial,
+                state=copy_json(scoped.session),
+                last_update_time=time.time(),
+            )
+            if scoped.app:
+                self._app_state.setdefault(app_name, {}).update(copy_json(scoped.app))
+            if scoped.user:
+                self._user_state.setdefault((app_name, user_id), {}).update(copy_json(scoped.user))
+            self._sessions.setdefault((app_name, user_id), {})[session_id] = stored
+            return self._snapshot(stored, [])
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        with self._lock:
+            stored = self._find(app_name, user_id, session_id)
+            if stored is None:
+                return None
+            window = self._window(stored, config)
+            state = self._merged_state(stored)
+            meta = (stored.last_update_time, stored.revision)
+        # Parsing happens outside the lock: the window's JSON strings are immutable.
+        return Session(
+            id=session_id,
+            app_name=app_name,
+            user_id=user_id,
+            state=state,
+            events=[Event.model_validate_json(raw) for raw in window],
+            last_update_time=meta[0],
+            revision=meta[1],
+        )
+
+    async def list_sessions(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        with self._lock:
+            if user_id is None:
+                found = [
+                    s
+                    for (app, _), by_id in self._sessions.items()
+                    if app == app_name
+                    for s in by_id.values()
+                ]
+            else:
+                found = list(self._sessions.get((app_name, user_id), {}).values())
+            found.sort(key=lambda s: (s.last_update_time, s.id))
+            return ListSessionsResponse(sessions=[self._snapshot(s, []) for s in found])
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        with self._lock:
+            by_id = self._sessions.get((app_name, user_id))
+            if by_id is not None:
+                by_id.pop(session_id, None)
+
+    async def get_initial_state(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> dict[str, Any] | None:
+        with self._lock:
+            stored = self._find(app_name, user_id, session_id)
+            return None if stored is None else copy_json(stored.initial_state)
+
+    async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
+        # Everything that can fail happens before anything is changed.
+        raw = encode_event(stored_form(event))
+        scoped = split_by_scope(event.actions.state_delta)
+        with self._lock:
+            stored = self._find(session.app_name, session.user_id, session.id)
+            if stored is None:
+                raise SessionNotFoundError(
+                    app_name=session.app_name, user_id=session.user_id, session_id=session.id
+                )
+            known = stored.event_index.get(event.id)
+            if known is not None:
+                if stored.events[known] == raw:
+                    return None
+                raise DuplicateEventError(
+                    app_name=session.app_name,
+                    user_id=session.user_id,
+                    session_id=session.id,
+                    event_id=event.id,
+                )
+            if session.revision != stored.revision:
+                raise StaleSessionError(
+                    app_name=session.app_name,
+                    user_id=session.user_id,
+                    session_id=session.id,
+                    held_revision=session.revision,
+                    stored_revision=stored.revision,
+                )
+            if scoped.app:
+                self._app_state.setdefault(stored.app_name, {}).update(copy_json(scoped.app))
+            if scoped.user:
+                self._user_state.setdefault((stored.app_name, stored.user_id), {}).update(
+                    copy_json(scoped.user)
+                )
+            if scoped.session:
+                stored.state.update(copy_json(scoped.session))
+            stored.event_index[event.id] = len(stored.events)
+            stored.events.append(raw)
+            stored.timestamps.append(event.timestamp)
+            running = stored.running_max_timestamps
+            running.append(max(running[-1], event.timestamp) if running else event.timestamp)
+            stored.revision += 1
+            stored.last_update_time = max(stored.last_update_time, event.timestamp)
+            return stored.revision, stored.last_update_time

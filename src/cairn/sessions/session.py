@@ -1,0 +1,27 @@
+"""A session as read from a store: identity, merged state, (a window of) its events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from cairn.events._base import CamelModel
+from cairn.events.event import Event
+
+
+class Session(CamelModel):
+    """A snapshot of one conversation: changing it changes neither the store nor other copies.
+
+    ``state`` is the merged view: session keys, plus ``app:`` and ``user:`` keys
+    shared with other sessions. ``revision`` counts appended events; a writer
+    whose revision is behind the store's gets ``StaleSessionError``.
+    """
+
+    id: str
+    app_name: str
+    user_id: str
+    state: dict[str, Any] = Field(default_factory=dict)
+    events: list[Event] = Field(default_factory=list)
+    last_update_time: float = 0.0
+    revision: int = 0

@@ -1,0 +1,61 @@
+"""State: the dict-like view code reads and writes during an invocation."""
+
+from __future__ import annotations
+
+from cairn import State
+
+
+def test_reads_overlay_pending_writes_on_the_stored_value() -> None:
+    value = {"a": 1, "b": 2}
+    delta: dict[str, object] = {}
+    state = State(value, delta)
+    state["b"] = 20
+    state["c"] = 30
+    assert (state["a"], state["b"], state["c"]) == (1, 20, 30)
+    assert value == {"a": 1, "b": 2}, "writes must not reach the session before commit"
+    assert delta == {"b": 20, "c": 30}
+    assert state.to_dict() == {"a": 1, "b": 20, "c": 30}
+    assert "c" in state and "zzz" not in state
+    assert len(state) == 3 and sorted(state) == ["a", "b", "c"]
+
+
+def test_get_setdefault_update() -> None:
+    delta: dict[str, object] = {}
+    state = State({"a": 1}, delta)
+    assert state.get("a") == 1 and state.get("missing") is None and state.get("m", 5) == 5
+    assert state.setdefault("a", 99) == 1
+    assert state.setdefault("n", []) == []
+    state.update({"x": 1, "user:y": 2})
+    assert delta == {"n": [], "x": 1, "user:y": 2}
+    assert State.APP_PREFIX == "app:" and State.USER_PREFIX == "user:"
+    assert State.TEMP_PREFIX == "temp:"
+
+
+def test_missing_key_raises_key_error() -> None:
+    state = State({}, {})
+    try:
+        state["nope"]
+    except KeyError as exc:
+        assert "nope" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("expected KeyError")
+
+
+def test_in_place_edits_are_recorded_as_writes_without_touching_the_session() -> None:
+    value = {"items": [1, 2], "profile": {"name": "a"}, "n": 1}
+    delta: dict[str, object] = {}
+    state = State(value, delta)
+    assert not state.has_delta()
+    state["items"].append(3)
+    state["profile"]["name"] = "b"
+    assert state["items"] == [1, 2, 3], "repeated reads see the edited copy"
+    assert value == {"items": [1, 2], "profile": {"name": "a"}, "n": 1}
+    assert state.has_delta()
+    assert delta == {"items": [1, 2, 3], "profile": {"name": "b"}}
+
+
+def test_reading_without_editing_records_nothing() -> None:
+    delta: dict[str, object] = {}
+    state = State({"items": [1], "cfg": {"a": 1}}, delta)
+    _ = state["items"], state["cfg"], state.to_dict()
+    assert not state.has_delta() and delta == {}
