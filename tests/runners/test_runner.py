@@ -341,3 +341,30 @@ async def test_custom_agent_without_implementation_says_what_to_override() -> No
     await runner.session_service.create_session(app_name="demo", user_id="u", session_id="s")
     with pytest.raises(NotImplementedError, match="_run_async_impl"):
         await collect(runner, user_id="u", session_id="s", new_message=text("go"))
+
+
+class Delegator(BaseAgent):
+    """Runs its sub-agents in order, then says goodbye."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        for child in self.sub_agents:
+            async for event in child.run_async(ctx):
+                yield event
+        yield Event(content=text("goodbye", "model"))
+
+
+async def test_sub_agents_run_under_their_own_name_and_can_end_the_invocation() -> None:
+    root = Delegator(name="root", sub_agents=[Echo(name="helper")])
+    runner = InMemoryRunner(agent=root, app_name="demo")
+    await runner.session_service.create_session(app_name="demo", user_id="u", session_id="s")
+    events = await collect(runner, user_id="u", session_id="s", new_message=text("x"))
+    assert [(e.author, texts([e])) for e in events] == [
+        ("helper", ["echo: x"]),
+        ("root", ["goodbye"]),
+    ]
+
+    stopping = Delegator(name="root", sub_agents=[Stopper(name="stopper")])
+    runner = InMemoryRunner(agent=stopping, app_name="demo")
+    await runner.session_service.create_session(app_name="demo", user_id="u", session_id="s")
+    events = await collect(runner, user_id="u", session_id="s", new_message=text("x"))
+    assert texts(events) == ["first", "second"], "end_invocation must stop the parent too"

@@ -29,6 +29,13 @@ class AgentHooks(Protocol):
     ) -> types.Content | None: ...
 
 
+@dataclasses.dataclass
+class InvocationFlags:
+    """Control flags shared by every agent's view of one invocation."""
+
+    end_invocation: bool = False
+
+
 def new_invocation_id() -> str:
     """A fresh invocation id, ``e-<uuid4>``."""
     return f"e-{uuid.uuid4()}"
@@ -53,9 +60,18 @@ class InvocationContext:
     branch: str | None = None
     user_content: types.Content | None = None
     run_config: RunConfig = dataclasses.field(default_factory=RunConfig)
-    end_invocation: bool = False
-    """Set to True to stop the invocation after the current event."""
     plugin_manager: AgentHooks | None = None
+    flags: InvocationFlags = dataclasses.field(default_factory=InvocationFlags)
+    """Shared with the views of the other agents in this invocation."""
+
+    @property
+    def end_invocation(self) -> bool:
+        """Set to True to stop the whole invocation after the current event."""
+        return self.flags.end_invocation
+
+    @end_invocation.setter
+    def end_invocation(self, value: bool) -> None:
+        self.flags.end_invocation = value
 
     @property
     def app_name(self) -> str:

@@ -128,23 +128,21 @@ class Runner:
                 "run_async needs new_message=Content(...) to start an invocation, or "
                 "invocation_id=... to continue one"
             )
-        session = await self._load_session(user_id, session_id)
-        if invocation_id is not None and not any(
-            e.invocation_id == invocation_id for e in session.events
-        ):
-            raise InvocationNotFoundError(
-                app_name=self.app_name,
-                user_id=user_id,
-                session_id=session_id,
-                invocation_id=invocation_id,
-            )
+        continuing = invocation_id is not None
         invocation_id = invocation_id or new_invocation_id()
         key = (self.app_name, user_id, session_id)
         async with session_lock(
             self.session_service, key, invocation_id, self.session_busy_timeout
         ):
-            # Reload inside the lock: another invocation may have committed while we waited.
+            # Loaded inside the lock, so no other invocation of this process commits meanwhile.
             session = await self._load_session(user_id, session_id)
+            if continuing and not any(e.invocation_id == invocation_id for e in session.events):
+                raise InvocationNotFoundError(
+                    app_name=self.app_name,
+                    user_id=user_id,
+                    session_id=session_id,
+                    invocation_id=invocation_id,
+                )
             ctx = InvocationContext(
                 session_service=self.session_service,
                 invocation_id=invocation_id,
