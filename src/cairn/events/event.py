@@ -8,7 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from google.genai import types
-from pydantic import Field, field_serializer, field_validator, model_validator
+from pydantic import BaseModel, Field, field_serializer, field_validator, model_validator
+from pydantic.alias_generators import to_camel
 
 from cairn.events.event_actions import EventActions
 from cairn.events.llm_response_fields import LlmResponseFields
@@ -35,17 +36,24 @@ def _as_content(message: Any) -> types.Content:
     )
 
 
-def _merge_into(container: Any, model_type: type[Any], updates: dict[str, Any]) -> Any:
-    """Apply `updates` to an actions/node_info given as None, a dict or a model."""
+def _merge_into(container: Any, model_type: type[BaseModel], updates: dict[str, Any]) -> Any:
+    """Apply `updates` (snake_case keys) to an actions/node_info given as None, a dict or a model.
+
+    The result is validated like any other input, so a convenience keyword can
+    never smuggle in a value the field itself would refuse.
+    """
     if container is None:
-        return model_type(**updates)
-    if isinstance(container, dict):
+        merged: dict[str, Any] = {}
+    elif isinstance(container, dict):
         merged = dict(container)
-        merged.update(updates)
-        return merged
-    if isinstance(container, model_type):
-        return container.model_copy(update=updates)
-    raise TypeError(f"expected {model_type.__name__} or dict, got {type(container).__name__}")
+    elif isinstance(container, model_type):
+        merged = {name: getattr(container, name) for name in type(container).model_fields}
+    else:
+        raise TypeError(f"expected {model_type.__name__} or dict, got {type(container).__name__}")
+    for key, value in updates.items():
+        merged.pop(to_camel(key), None)  # the update replaces either spelling of the key
+        merged[key] = value
+    return model_type.model_validate(merged)
 
 
 class Event(LlmResponseFields):
@@ -58,7 +66,7 @@ class Event(LlmResponseFields):
     """
 
     id: str = ""
-    timestamp: float = Field(default_factory=time.time)
+    timestamp: float = Field(default_factory=time.time, allow_inf_nan=False)
     """Seconds since the epoch (float). JSON input may also be an RFC 3339 string."""
     invocation_id: str = ""
     author: str = ""
