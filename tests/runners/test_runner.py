@@ -16,6 +16,7 @@ from cairn import (
     CallbackContext,
     Context,
     Event,
+    GetSessionConfig,
     InMemoryRunner,
     InMemorySessionService,
     InvocationContext,
@@ -368,3 +369,33 @@ async def test_sub_agents_run_under_their_own_name_and_can_end_the_invocation() 
     await runner.session_service.create_session(app_name="demo", user_id="u", session_id="s")
     events = await collect(runner, user_id="u", session_id="s", new_message=text("x"))
     assert texts(events) == ["first", "second"], "end_invocation must stop the parent too"
+
+
+class RecentReader(BaseAgent):
+    """Reads only the last two stored events; records what it was given."""
+
+    seen: list[tuple[int, dict[str, Any]]] = []
+
+    def history_window(self) -> GetSessionConfig | None:
+        return GetSessionConfig(num_recent_events=2)
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        self.seen.append((len(ctx.session.events), dict(ctx.session.state)))
+        step = Context(ctx)
+        step.state["n"] = step.state.get("n", 0) + 1
+        yield Event(content=text("ok", "model"), actions=step.actions)
+
+
+async def test_the_runner_loads_only_the_window_the_agent_reads() -> None:
+    agent = RecentReader(name="reader", seen=[])
+    runner = InMemoryRunner(agent=agent, app_name="demo")
+    await runner.session_service.create_session(
+        app_name="demo", user_id="u", session_id="s", state={"user:tier": "gold"}
+    )
+    for _ in range(5):
+        await collect(runner, user_id="u", session_id="s", new_message=text("x"))
+    # The two latest events stored before this turn, plus this turn's message; state is complete.
+    assert [count for count, _ in agent.seen] == [1, 3, 3, 3, 3]
+    assert agent.seen[-1][1] == {"user:tier": "gold", "n": 4}
+    session = await runner.session_service.get_session(app_name="demo", user_id="u", session_id="s")
+    assert session is not None and len(session.events) == 10 and session.state["n"] == 5

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
+from cairn.sessions.config import GetSessionConfig
 
 AgentCallback: TypeAlias = Callable[
     [Context], "types.Content | Awaitable[types.Content | None] | None"
@@ -111,6 +112,17 @@ class BaseAgent(BaseModel):
         return None
 
     # -- running ----------------------------------------------------------------------------
+    def history_window(self) -> GetSessionConfig | None:
+        """Which stored events the Runner loads into ``ctx.session.events`` for this root agent.
+
+        ``None`` (the default) loads the whole history, as ADK does. An agent that
+        reads only recent events (or none) should return e.g.
+        ``GetSessionConfig(num_recent_events=20)``: the store then reads just that
+        window, and starting an invocation costs the same at event 100 and at
+        event 100,000. State is always complete, whatever the window.
+        """
+        return None
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Override: yield the events of this agent's turn."""
         raise NotImplementedError(

@@ -21,6 +21,7 @@ from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
 from cairn.runners._session_lock import session_lock
 from cairn.sessions.base_session_service import BaseSessionService
+from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.session import Session
 
@@ -92,9 +93,11 @@ class Runner:
         await self.close()
 
     # -- running -----------------------------------------------------------------------------
-    async def _load_session(self, user_id: str, session_id: str) -> Session:
+    async def _load_session(
+        self, user_id: str, session_id: str, config: GetSessionConfig | None = None
+    ) -> Session:
         session = await self.session_service.get_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id
+            app_name=self.app_name, user_id=user_id, session_id=session_id, config=config
         )
         if session is not None:
             return session
@@ -135,7 +138,9 @@ class Runner:
             self.session_service, key, invocation_id, self.session_busy_timeout
         ):
             # Loaded inside the lock, so no other invocation of this process commits meanwhile.
-            session = await self._load_session(user_id, session_id)
+            # A continued invocation needs its earlier events; a new one, what the agent reads.
+            window = None if continuing else self.agent.history_window()
+            session = await self._load_session(user_id, session_id, window)
             if continuing and not any(e.invocation_id == invocation_id for e in session.events):
                 raise InvocationNotFoundError(
                     app_name=self.app_name,
