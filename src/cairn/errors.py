@@ -16,55 +16,59 @@ def _session_ref(app_name: str, user_id: str, session_id: str) -> str:
     return f"session {session_id!r} of user {user_id!r} in app {app_name!r}"
 
 
-class SessionNotFoundError(CairnError, ValueError):
-    """The named session does not exist (or was deleted)."""
+class _AboutSession:
+    """Mixin: the error concerns one session, named in ``app_name``, ``user_id``, ``session_id``."""
 
-    def __init__(self, *, app_name: str, user_id: str, session_id: str, hint: str = "") -> None:
+    def _name_session(self, app_name: str, user_id: str, session_id: str) -> str:
         self.app_name = app_name
         self.user_id = user_id
         self.session_id = session_id
+        return _session_ref(app_name, user_id, session_id)
+
+
+class SessionNotFoundError(_AboutSession, CairnError, ValueError):
+    """The named session does not exist (or was deleted)."""
+
+    def __init__(self, *, app_name: str, user_id: str, session_id: str, hint: str = "") -> None:
+        session = self._name_session(app_name, user_id, session_id)
         fix = hint or (
             "Create it first with create_session(...), or pass auto_create_session=True "
             "to the Runner to create missing sessions on demand."
         )
-        super().__init__(f"{_session_ref(app_name, user_id, session_id)} does not exist. {fix}")
+        super().__init__(f"{session} does not exist. {fix}")
 
 
 class AlreadyExistsError(CairnError):
     """Something with this identity is already stored."""
 
 
-class SessionAlreadyExistsError(AlreadyExistsError, ValueError):
+class SessionAlreadyExistsError(_AboutSession, AlreadyExistsError, ValueError):
     """`create_session` was given the id of a session that already exists."""
 
     def __init__(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        self.app_name = app_name
-        self.user_id = user_id
-        self.session_id = session_id
+        session = self._name_session(app_name, user_id, session_id)
         super().__init__(
-            f"{_session_ref(app_name, user_id, session_id)} already exists. "
+            f"{session} already exists. "
             "Load it with get_session(...), choose another session_id, or omit "
             "session_id to get a generated one."
         )
 
 
-class DuplicateEventError(AlreadyExistsError, ValueError):
+class DuplicateEventError(_AboutSession, AlreadyExistsError, ValueError):
     """An event with this id is already stored in the session with different content."""
 
     def __init__(self, *, app_name: str, user_id: str, session_id: str, event_id: str) -> None:
-        self.app_name = app_name
-        self.user_id = user_id
-        self.session_id = session_id
+        session = self._name_session(app_name, user_id, session_id)
         self.event_id = event_id
         super().__init__(
             f"event {event_id!r} is already stored in "
-            f"{_session_ref(app_name, user_id, session_id)} with different content. "
+            f"{session} with different content. "
             "Events are immutable once appended: create a new Event "
             "(it gets a fresh id) instead of re-appending a modified one."
         )
 
 
-class StaleSessionError(CairnError, ValueError):
+class StaleSessionError(_AboutSession, CairnError, ValueError):
     """The caller's Session object is older than what is stored.
 
     Detected by the session's integer revision, never by comparing timestamps.
@@ -79,30 +83,26 @@ class StaleSessionError(CairnError, ValueError):
         held_revision: int,
         stored_revision: int,
     ) -> None:
-        self.app_name = app_name
-        self.user_id = user_id
-        self.session_id = session_id
+        session = self._name_session(app_name, user_id, session_id)
         self.held_revision = held_revision
         self.stored_revision = stored_revision
         super().__init__(
-            f"{_session_ref(app_name, user_id, session_id)} was changed by another writer: "
+            f"{session} was changed by another writer: "
             f"you hold revision {held_revision}, the store has revision {stored_revision}. "
             "Nothing was stored. Reload it with get_session(...) and decide again."
         )
 
 
-class SessionBusyError(CairnError, RuntimeError):
+class SessionBusyError(_AboutSession, CairnError, RuntimeError):
     """Another invocation is already running on this session."""
 
     def __init__(
         self, *, app_name: str, user_id: str, session_id: str, waited: float, holder: str
     ) -> None:
-        self.app_name = app_name
-        self.user_id = user_id
-        self.session_id = session_id
+        session = self._name_session(app_name, user_id, session_id)
         self.holder = holder
         super().__init__(
-            f"{_session_ref(app_name, user_id, session_id)} is busy: invocation {holder!r} is "
+            f"{session} is busy: invocation {holder!r} is "
             f"still running (waited {waited:.2f}s). Only one invocation runs per session at a "
             "time; wait for it to finish, or give the Runner a longer session_busy_timeout."
         )
@@ -133,13 +133,14 @@ class InvalidEventError(CairnError, ValueError):
         super().__init__(f"event {event_id!r} cannot be stored: {reason} Nothing was stored.")
 
 
-class InvocationNotFoundError(CairnError, ValueError):
+class InvocationNotFoundError(_AboutSession, CairnError, ValueError):
     """``run_async(invocation_id=...)`` named an invocation the session does not have."""
 
     def __init__(self, *, app_name: str, user_id: str, session_id: str, invocation_id: str) -> None:
         self.invocation_id = invocation_id
+        session = self._name_session(app_name, user_id, session_id)
         super().__init__(
             f"invocation {invocation_id!r} is not part of "
-            f"{_session_ref(app_name, user_id, session_id)}. Pass the invocation_id of an "
+            f"{session}. Pass the invocation_id of an "
             "event in that session, or omit invocation_id to start a new invocation."
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any, cast
 
 from google.genai import types
 
@@ -35,36 +36,43 @@ class PluginManager:
     def get_plugin(self, name: str) -> BasePlugin | None:
         return next((p for p in self.plugins if p.name == name), None)
 
-    async def run_on_user_message_callback(
-        self, *, invocation_context: InvocationContext, user_message: types.Content
-    ) -> types.Content | None:
+    async def _first_answer(self, hook: str, **kwargs: Any) -> Any:
+        """Call ``hook`` on each plugin in order; return the first non-None result."""
         for plugin in self.plugins:
-            result = await plugin.on_user_message_callback(
-                invocation_context=invocation_context, user_message=user_message
-            )
+            result = await getattr(plugin, hook)(**kwargs)
             if result is not None:
                 return result
         return None
+
+    async def run_on_user_message_callback(
+        self, *, invocation_context: InvocationContext, user_message: types.Content
+    ) -> types.Content | None:
+        return cast(
+            "types.Content | None",
+            await self._first_answer(
+                "on_user_message_callback",
+                invocation_context=invocation_context,
+                user_message=user_message,
+            ),
+        )
 
     async def run_before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
-        for plugin in self.plugins:
-            result = await plugin.before_run_callback(invocation_context=invocation_context)
-            if result is not None:
-                return result
-        return None
+        return cast(
+            "types.Content | None",
+            await self._first_answer("before_run_callback", invocation_context=invocation_context),
+        )
 
     async def run_on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        for plugin in self.plugins:
-            result = await plugin.on_event_callback(
-                invocation_context=invocation_context, event=event
-            )
-            if result is not None:
-                return result
-        return None
+        return cast(
+            "Event | None",
+            await self._first_answer(
+                "on_event_callback", invocation_context=invocation_context, event=event
+            ),
+        )
 
     async def run_after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         for plugin in self.plugins:
@@ -73,24 +81,22 @@ class PluginManager:
     async def run_before_agent_callback(
         self, *, agent: BaseAgent, callback_context: Context
     ) -> types.Content | None:
-        for plugin in self.plugins:
-            result = await plugin.before_agent_callback(
-                agent=agent, callback_context=callback_context
-            )
-            if result is not None:
-                return result
-        return None
+        return cast(
+            "types.Content | None",
+            await self._first_answer(
+                "before_agent_callback", agent=agent, callback_context=callback_context
+            ),
+        )
 
     async def run_after_agent_callback(
         self, *, agent: BaseAgent, callback_context: Context
     ) -> types.Content | None:
-        for plugin in self.plugins:
-            result = await plugin.after_agent_callback(
-                agent=agent, callback_context=callback_context
-            )
-            if result is not None:
-                return result
-        return None
+        return cast(
+            "types.Content | None",
+            await self._first_answer(
+                "after_agent_callback", agent=agent, callback_context=callback_context
+            ),
+        )
 
     async def close(self, timeout: float = 5.0) -> None:
         """Close every plugin, each within ``timeout`` seconds; failures are logged, not raised."""
