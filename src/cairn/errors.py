@@ -144,3 +144,25 @@ class InvocationNotFoundError(_AboutSession, CairnError, ValueError):
             f"{session}. Pass the invocation_id of an "
             "event in that session, or omit invocation_id to start a new invocation."
         )
+
+
+class EventTooLargeError(InvalidEventError):
+    """An event's JSON is larger than the store's ``max_event_bytes``."""
+
+    def __init__(self, *, event_id: str, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            event_id=event_id,
+            reason=f"its JSON is {size:,} bytes, over the store's limit of {limit:,} bytes. "
+            "Keep large payloads in an artifact and reference it from the event, or raise "
+            "the limit with max_event_bytes=... when creating the session service.",
+        )
+
+
+class LimitExceededError(CairnError, ValueError):
+    """A name or key is longer than the stores can hold."""
+
+
+class StoreUnavailableError(CairnError, ConnectionError):
+    """The session store's database cannot be reached (the password is never shown)."""

@@ -25,3 +25,6 @@ class RunConfig(BaseModel):
     max_llm_calls: int = Field(default=500, gt=0)
     """Model calls allowed in one invocation before it ends with an error event."""
     custom_metadata: dict[str, Any] | None = None
+    session_busy_timeout: float | None = Field(default=None, ge=0)
+    """Seconds to wait for another invocation on the session to finish before
+    ``SessionBusyError`` (0 fails fast); None uses the Runner's setting."""

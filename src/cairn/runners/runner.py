@@ -19,7 +19,7 @@ from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
-from cairn.runners._session_lock import session_lock
+from cairn.runners._session_lease import hold_session, lease_holder
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.in_memory_session_service import InMemorySessionService
@@ -31,9 +31,13 @@ class Runner:
 
     Every non-partial event is appended to the session before the caller sees
     it; if the append fails, the caller gets the error and never that event.
-    Partial events are passed through and never stored. At most one invocation
-    runs per session at a time in this process; a second one waits up to
-    ``session_busy_timeout`` seconds, then gets ``SessionBusyError``.
+    Partial events are passed through and never stored.
+
+    At most one invocation runs per session at a time, across every process
+    sharing the store: the invocation holds a lease on the session (renewed in
+    the background, expiring ``session_lease_ttl`` seconds after its holder
+    dies). A second one waits up to ``session_busy_timeout`` seconds (or
+    ``RunConfig.session_busy_timeout``), then gets ``SessionBusyError``.
     """
 
     def __init__(
@@ -50,6 +54,7 @@ class Runner:
         plugin_close_timeout: float = 5.0,
         auto_create_session: bool = False,
         session_busy_timeout: float = 0.0,
+        session_lease_ttl: float = 30.0,
     ) -> None:
         if (app is None) == (agent is None):
             raise ValueError(
@@ -80,6 +85,7 @@ class Runner:
         self.plugin_close_timeout = plugin_close_timeout
         self.auto_create_session = auto_create_session
         self.session_busy_timeout = session_busy_timeout
+        self.session_lease_ttl = session_lease_ttl
 
     # -- lifecycle -----------------------------------------------------------------------
     async def close(self) -> None:
@@ -131,11 +137,18 @@ class Runner:
                 "run_async needs new_message=Content(...) to start an invocation, or "
                 "invocation_id=... to continue one"
             )
+        run_config = run_config or RunConfig()
         continuing = invocation_id is not None
         invocation_id = invocation_id or new_invocation_id()
-        key = (self.app_name, user_id, session_id)
-        async with session_lock(
-            self.session_service, key, invocation_id, self.session_busy_timeout
+        busy_timeout = run_config.session_busy_timeout
+        async with hold_session(
+            self.session_service,
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            holder=lease_holder(invocation_id),
+            wait=self.session_busy_timeout if busy_timeout is None else busy_timeout,
+            ttl=self.session_lease_ttl,
         ):
             # Loaded inside the lock, so no other invocation of this process commits meanwhile.
             # A continued invocation needs its earlier events; a new one, what the agent reads.
@@ -156,7 +169,7 @@ class Runner:
                 artifact_service=self.artifact_service,
                 memory_service=self.memory_service,
                 credential_service=self.credential_service,
-                run_config=run_config or RunConfig(),
+                run_config=run_config,
                 plugin_manager=self.plugin_manager,
             )
             user_event = await self._user_event(ctx, new_message, state_delta)

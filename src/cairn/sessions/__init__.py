@@ -10,14 +10,19 @@ from cairn.errors import (
 )
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.database_session_service import DatabaseSessionService
 from cairn.sessions.in_memory_session_service import InMemorySessionService
+from cairn.sessions.paging import EventPage, SessionPage
 from cairn.sessions.session import Session
+from cairn.sessions.sqlite_session_service import SqliteSessionService
 from cairn.sessions.state import State
 
 __all__ = [
     "AlreadyExistsError",
     "BaseSessionService",
+    "DatabaseSessionService",
     "DuplicateEventError",
+    "EventPage",
     "GetSessionConfig",
     "InMemorySessionService",
     "InvalidStateValueError",
@@ -25,6 +30,8 @@ __all__ = [
     "Session",
     "SessionAlreadyExistsError",
     "SessionNotFoundError",
+    "SessionPage",
+    "SqliteSessionService",
     "StaleSessionError",
     "State",
 ]

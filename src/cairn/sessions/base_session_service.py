@@ -5,24 +5,33 @@ from __future__ import annotations
 import abc
 from typing import Any
 
-from cairn.errors import InvalidEventError
+from cairn.errors import EventTooLargeError, InvalidEventError
 from cairn.events.event import Event
 from cairn.events.json_values import check_json_state
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.paging import Direction, EventPage, SessionPage
 from cairn.sessions.session import Session
 
+DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
 
-def encode_event(event: Event) -> str:
-    """The event's lossless JSON, with a clear error if part of it is not JSON."""
+
+def encode_event(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
+    """The event's lossless JSON, with a clear error if part of it is not JSON or too large."""
     check_json_state(event.actions.state_delta, where=f"the state delta of event {event.id!r}")
     try:
-        return event.to_json()
+        encoded = event.to_json()
     except Exception as exc:  # pydantic raises PydanticSerializationError for foreign objects
         raise InvalidEventError(
             event_id=event.id,
             reason=f"part of it is not JSON-serializable ({exc}). Convert the value "
             "(e.g. in `output` or `custom_metadata`) to plain JSON first.",
         ) from exc
+    # Characters are at most 4 bytes, so only long texts need the exact (encoded) size.
+    if len(encoded) * 4 > max_bytes:
+        size = len(encoded.encode())
+        if size > max_bytes:
+            raise EventTooLargeError(event_id=event.id, size=size, limit=max_bytes)
+    return encoded
 
 
 class BaseSessionService(abc.ABC):
@@ -76,6 +85,55 @@ class BaseSessionService(abc.ABC):
 
         With it, ``state == initial ∘ fold(state deltas)`` can be checked at any time.
         """
+
+    @abc.abstractmethod
+    async def list_sessions_page(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> SessionPage:
+        """One page of sessions (merged state, no events), most recently updated first."""
+
+    @abc.abstractmethod
+    async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
+        """How many sessions the user (or, with ``user_id=None``, the app) has."""
+
+    @abc.abstractmethod
+    async def list_events(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
+        direction: Direction = "forward",
+    ) -> EventPage:
+        """One page of a session's events in append order.
+
+        ``forward`` starts at the oldest event, ``backward`` at the newest; pass
+        a page's ``next_cursor`` (with the same direction) for the next one.
+        Raises ``SessionNotFoundError`` for a missing session.
+        """
+
+    @abc.abstractmethod
+    async def acquire_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
+    ) -> str | None:
+        """Take (or renew, if ``holder`` has it) the session for ``ttl`` seconds.
+
+        Returns None when ``holder`` now holds it, else the current holder. A
+        lease whose holder stopped renewing it expires after ``ttl``.
+        """
+
+    @abc.abstractmethod
+    async def release_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str
+    ) -> None:
+        """Give the session back (a no-op unless ``holder`` holds it)."""
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Store ``event`` in ``session`` and apply its state delta; return the event.

@@ -17,8 +17,20 @@ from cairn.errors import (
 )
 from cairn.events.event import Event
 from cairn.events.json_values import check_json_state, copy_json
-from cairn.sessions.base_session_service import BaseSessionService, encode_event
+from cairn.sessions.base_session_service import (
+    DEFAULT_MAX_EVENT_BYTES,
+    BaseSessionService,
+    encode_event,
+)
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.paging import (
+    Direction,
+    EventPage,
+    SessionPage,
+    check_limit,
+    decode_cursor,
+    encode_cursor,
+)
 from cairn.sessions.scopes import merge_scopes, split_by_scope, stored_form, without_temp
 from cairn.sessions.session import Session
 
@@ -51,8 +63,10 @@ class InMemorySessionService(BaseSessionService):
     threads and event loops.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+        self.max_event_bytes = max_event_bytes
         self._lock = threading.Lock()
+        self._leases: dict[tuple[str, str, str], tuple[str, float]] = {}
         self._sessions: dict[tuple[str, str], dict[str, _StoredSession]] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
@@ -195,7 +209,7 @@ class InMemorySessionService(BaseSessionService):
 
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
         # Everything that can fail happens before anything is changed.
-        raw = encode_event(stored_form(event))
+        raw = encode_event(stored_form(event), self.max_event_bytes)
         scoped = split_by_scope(event.actions.state_delta)
         with self._lock:
             stored = self._find(session.app_name, session.user_id, session.id)
@@ -237,3 +251,101 @@ class InMemorySessionService(BaseSessionService):
             stored.revision += 1
             stored.last_update_time = max(stored.last_update_time, event.timestamp)
             return stored.revision, stored.last_update_time
+
+    # -- paging ------------------------------------------------------------------------
+    def _sessions_of(self, app_name: str, user_id: str | None) -> list[_StoredSession]:
+        if user_id is not None:
+            return list(self._sessions.get((app_name, user_id), {}).values())
+        return [
+            s
+            for (app, _), by_id in self._sessions.items()
+            if app == app_name
+            for s in by_id.values()
+        ]
+
+    async def list_sessions_page(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> SessionPage:
+        check_limit(limit)
+        after = decode_cursor("sessions", cursor) if cursor is not None else None
+        with self._lock:
+            ordered = sorted(
+                self._sessions_of(app_name, user_id),
+                key=lambda s: (s.last_update_time, s.user_id, s.id),
+                reverse=True,
+            )
+            if after is not None:
+                position = (after[0], after[1], after[2])
+                ordered = [s for s in ordered if (s.last_update_time, s.user_id, s.id) < position]
+            page = ordered[:limit]
+            sessions = [self._snapshot(s, []) for s in page]
+        next_cursor = None
+        if len(ordered) > limit:
+            last = page[-1]
+            next_cursor = encode_cursor("sessions", [last.last_update_time, last.user_id, last.id])
+        return SessionPage(sessions=sessions, next_cursor=next_cursor)
+
+    async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
+        with self._lock:
+            return len(self._sessions_of(app_name, user_id))
+
+    async def list_events(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
+        direction: Direction = "forward",
+    ) -> EventPage:
+        check_limit(limit)
+        position = decode_cursor(direction, cursor)[0] if cursor is not None else None
+        with self._lock:
+            stored = self._find(app_name, user_id, session_id)
+            if stored is None:
+                raise SessionNotFoundError(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+            # Sequence numbers start at 1: event i (0-based) has seq i + 1.
+            if direction == "forward":
+                start = position if position is not None else 0
+                window = stored.events[start : start + limit]
+                last_seq = start + len(window)
+                more = last_seq < len(stored.events)
+            else:
+                end = position - 1 if position is not None else len(stored.events)
+                start = max(0, end - limit)
+                window = stored.events[start:end]
+                last_seq = start + 1
+                more = start > 0
+        events = [Event.model_validate_json(raw) for raw in window]
+        next_cursor = encode_cursor(direction, [last_seq]) if more and window else None
+        return EventPage(events=events, next_cursor=next_cursor)
+
+    # -- leases --------------------------------------------------------------------------
+    async def acquire_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
+    ) -> str | None:
+        key = (app_name, user_id, session_id)
+        now = time.monotonic()
+        with self._lock:
+            current = self._leases.get(key)
+            if current is not None and current[0] != holder and current[1] > now:
+                return current[0]
+            self._leases[key] = (holder, now + ttl)
+            return None
+
+    async def release_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str
+    ) -> None:
+        key = (app_name, user_id, session_id)
+        with self._lock:
+            current = self._leases.get(key)
+            if current is not None and current[0] == holder:
+                del self._leases[key]

@@ -1,0 +1,109 @@
+"""Store URLs, SQLite connection settings, and what a database error means."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from sqlalchemy import Engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
+
+from cairn.errors import CairnError
+
+Synchronous = Literal["FULL", "NORMAL"]
+
+ASYNC_DRIVERS = {
+    "postgresql+asyncpg": "PostgreSQL via asyncpg (pip install 'cairn[postgres]')",
+    "mysql+asyncmy": "MySQL or MariaDB via asyncmy (pip install 'cairn[mysql]')",
+    "mysql+aiomysql": "MySQL or MariaDB via aiomysql (pip install 'cairn[aiomysql]')",
+    "sqlite+aiosqlite": "SQLite via aiosqlite (pip install 'cairn[aiosqlite]')",
+}
+_ALIASES = {
+    "postgresql": "postgresql+asyncpg",
+    "postgres": "postgresql+asyncpg",
+    "mysql": "mysql+asyncmy",
+    "mariadb": "mysql+asyncmy",
+    "mariadb+asyncmy": "mysql+asyncmy",
+    "mariadb+aiomysql": "mysql+aiomysql",
+    "sqlite": "sqlite+aiosqlite",
+}
+
+
+class UnsupportedStoreUrlError(CairnError, ValueError):
+    """A store URL whose scheme cairn has no driver for."""
+
+    def __init__(self, url: str, reason: str = "") -> None:
+        supported = "\n".join(f"  {scheme}://...  {what}" for scheme, what in ASYNC_DRIVERS.items())
+        scheme = url.split("://", 1)[0] if "://" in url else url
+        super().__init__(
+            f"cannot use the store URL scheme {scheme!r}{': ' + reason if reason else ''}. "
+            f"Supported schemes:\n{supported}\n(postgresql://, mysql://, mariadb:// and "
+            "sqlite:// pick the first driver of their kind; a plain file path means SQLite.)"
+        )
+
+
+def async_url(url: str | URL) -> URL:
+    """The URL with an async driver, or UnsupportedStoreUrlError listing what is supported."""
+    text = url.render_as_string(hide_password=False) if isinstance(url, URL) else url
+    try:
+        parsed = make_url(text)
+    except ArgumentError as exc:
+        raise UnsupportedStoreUrlError(text, "it is not a database URL") from exc
+    scheme = _ALIASES.get(parsed.drivername, parsed.drivername)
+    if scheme not in ASYNC_DRIVERS:
+        raise UnsupportedStoreUrlError(text)
+    return parsed.set(drivername=scheme)
+
+
+def describe(url: URL) -> str:
+    """Where a URL points, for messages: never the password."""
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        return f"SQLite file {url.database or ':memory:'}"
+    host = url.host or "localhost"
+    port: int | str = url.port or {"postgresql": 5432, "mysql": 3306}.get(backend) or "?"
+    user = f" as user {url.username!r}" if url.username else ""
+    return f"{backend} at {host}:{port} (database {url.database!r}{user})"
+
+
+def install_sqlite_settings(engine: Engine, synchronous: Synchronous, busy_timeout: float) -> None:
+    """WAL, the chosen durability, a busy timeout, and transactions cairn begins itself.
+
+    The driver's own implicit transactions are turned off; each transaction
+    starts with the statement in the ``cairn_begin`` execution option:
+    ``BEGIN IMMEDIATE`` (the default: a writer waits for the write lock up
+    front, so it never fails half-way on a lock upgrade), ``BEGIN`` for
+    readers, ``BEGIN EXCLUSIVE`` for migrations.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute(f"PRAGMA synchronous = {synchronous}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql(
+            connection.get_execution_options().get("cairn_begin", "BEGIN IMMEDIATE")
+        )
+
+
+def _driver_error_code(exc: DBAPIError) -> Any:
+    original = exc.orig
+    for attribute in ("sqlstate", "pgcode"):
+        code = getattr(original, attribute, None)
+        if code:
+            return code
+    args = getattr(original, "args", ())
+    return args[0] if args else None
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """A deadlock or serialization failure: the transaction was rolled back and may be rerun."""
+    if not isinstance(exc, DBAPIError):
+        return False
+    return _driver_error_code(exc) in {"40P01", "40001", 1213, 1205}

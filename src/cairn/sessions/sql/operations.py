@@ -1,0 +1,495 @@
+"""Every session-store operation as one function run inside one SQL transaction.
+
+Written once against SQLAlchemy Core's synchronous ``Connection``: the
+SQLite store runs them on its own thread, the async database store runs them
+through ``AsyncConnection.run_sync``. Each function leaves the transaction to
+its caller, who commits it (or rolls it back if the function raised).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, and_, case, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy.sql.elements import ColumnElement
+
+from cairn.errors import (
+    DuplicateEventError,
+    LimitExceededError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from cairn.events.event import Event
+from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.scopes import ScopedDelta, merge_scopes
+from cairn.sessions.session import Session
+from cairn.sessions.sql.schema import (
+    APP_SCOPE,
+    KEY_LENGTH,
+    SESSION_SCOPE,
+    STATE_KEY_LENGTH,
+    USER_SCOPE,
+    events,
+    leases,
+    sessions,
+    state,
+)
+
+SessionKey = tuple[str, str, str]
+"""(app_name, user_id, session_id)"""
+
+
+# -- input limits ------------------------------------------------------------------------
+def check_names(app_name: str, user_id: str, session_id: str) -> None:
+    for what, value in (("app name", app_name), ("user id", user_id), ("session id", session_id)):
+        if len(value) > KEY_LENGTH:
+            raise LimitExceededError(
+                f"the {what} {value[:40]!r}... is {len(value)} characters; SQL session stores "
+                f"keep at most {KEY_LENGTH}. Use a shorter id (or a hash of it)."
+            )
+
+
+def state_rows(key: SessionKey, scoped: ScopedDelta) -> list[dict[str, Any]]:
+    """One row per changed key, in a fixed order so concurrent writers lock rows alike."""
+    app_name, user_id, session_id = key
+    rows = []
+    for scope, owner_user, owner_session, prefix, values in (
+        (APP_SCOPE, "", "", "app:", scoped.app),
+        (USER_SCOPE, user_id, "", "user:", scoped.user),
+        (SESSION_SCOPE, user_id, session_id, "", scoped.session),
+    ):
+        for name in sorted(values):
+            if len(prefix) + len(name) > STATE_KEY_LENGTH:
+                raise LimitExceededError(
+                    f"the state key {prefix + name[:40]!r}... is {len(prefix) + len(name)} "
+                    f"characters; SQL session stores keep keys of at most {STATE_KEY_LENGTH}. "
+                    "Use a shorter key. Nothing was stored."
+                )
+            rows.append(
+                {
+                    "app_name": app_name,
+                    "scope": scope,
+                    "user_id": owner_user,
+                    "session_id": owner_session,
+                    "key": name,
+                    "value": values[name],
+                }
+            )
+    return rows
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _is(table: Any, key: SessionKey) -> ColumnElement[bool]:
+    return and_(table.c.app_name == key[0], table.c.user_id == key[1], table.c.session_id == key[2])
+
+
+def _upsert(connection: Connection, table: Any, rows: list[dict[str, Any]], *columns: str) -> None:
+    """Insert rows, or overwrite ``columns`` of rows whose primary key exists (one statement)."""
+    if not rows:
+        return
+    dialect = connection.dialect.name
+    keys = [c.name for c in table.primary_key.columns]
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        pg = pg_insert(table)
+        statement: Any = pg.on_conflict_do_update(
+            index_elements=keys, set_={c: pg.excluded[c] for c in columns}
+        )
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        lite = sqlite_insert(table)
+        statement = lite.on_conflict_do_update(
+            index_elements=keys, set_={c: lite.excluded[c] for c in columns}
+        )
+    else:
+        from sqlalchemy.dialects.mysql import insert as mysql_insert
+
+        my = mysql_insert(table)
+        statement = my.on_duplicate_key_update({c: my.inserted[c] for c in columns})
+    connection.execute(statement, rows)
+
+
+def _merged_states(
+    connection: Connection,
+    app_name: str,
+    owners: Sequence[tuple[str, str]],
+    user_id: str | None,
+    whole_app: bool = False,
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The merged state of each (user_id, session_id) in ``owners``, from one query.
+
+    The query reads the app's rows plus: every row of ``user_id`` if given,
+    every row of the app if ``whole_app``, else just the owners' rows.
+    """
+    wanted: ColumnElement[bool]
+    if whole_app:
+        wanted = state.c.app_name == app_name
+    elif user_id is not None:
+        wanted = or_(state.c.scope == APP_SCOPE, state.c.user_id == user_id)
+    else:
+        wanted = or_(
+            state.c.scope == APP_SCOPE,
+            and_(state.c.scope == USER_SCOPE, state.c.user_id.in_({u for u, _ in owners})),
+            and_(
+                state.c.scope == SESSION_SCOPE,
+                tuple_(state.c.user_id, state.c.session_id).in_(list(owners)),
+            ),
+        )
+    app: dict[str, Any] = {}
+    by_user: dict[str, dict[str, Any]] = {}
+    by_session: dict[tuple[str, str], dict[str, Any]] = {}
+    rows = connection.execute(
+        select(state.c.scope, state.c.user_id, state.c.session_id, state.c.key, state.c.value)
+        .where(state.c.app_name == app_name)
+        .where(wanted)
+    )
+    for scope, owner_user, owner_session, name, value in rows:
+        if scope == APP_SCOPE:
+            app[name] = value
+        elif scope == USER_SCOPE:
+            by_user.setdefault(owner_user, {})[name] = value
+        else:
+            by_session.setdefault((owner_user, owner_session), {})[name] = value
+    return {
+        owner: merge_scopes(app, by_user.get(owner[0], {}), by_session.get(owner, {}))
+        for owner in owners
+    }
+
+
+def _state_of(connection: Connection, key: SessionKey) -> dict[str, Any]:
+    pair = (key[1], key[2])
+    rows = connection.execute(
+        select(state.c.scope, state.c.key, state.c.value).where(
+            state.c.app_name == key[0],
+            or_(
+                state.c.scope == APP_SCOPE,
+                and_(state.c.scope == USER_SCOPE, state.c.user_id == key[1]),
+                and_(
+                    state.c.scope == SESSION_SCOPE,
+                    state.c.user_id == pair[0],
+                    state.c.session_id == pair[1],
+                ),
+            ),
+        )
+    )
+    app: dict[str, Any] = {}
+    user: dict[str, Any] = {}
+    own: dict[str, Any] = {}
+    for scope, name, value in rows:
+        (app if scope == APP_SCOPE else user if scope == USER_SCOPE else own)[name] = value
+    return merge_scopes(app, user, own)
+
+
+def _decode(raw: Iterable[str]) -> list[Event]:
+    return [Event.model_validate_json(text) for text in raw]
+
+
+def database_now(connection: Connection) -> float:
+    """The database server's clock (shared by every process), in epoch seconds."""
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
+        return float(
+            connection.execute(select(func.extract("epoch", func.clock_timestamp()))).scalar_one()
+        )
+    if dialect == "sqlite":
+        return time.time()
+    return float(connection.execute(select(func.unix_timestamp(func.now(6)))).scalar_one())
+
+
+# -- sessions ----------------------------------------------------------------------------------
+def create_session(
+    connection: Connection,
+    key: SessionKey,
+    initial_state: dict[str, Any],
+    rows: list[dict[str, Any]],
+    now: float,
+) -> Session:
+    """Insert the session (IntegrityError if it exists) and its initial state keys."""
+    connection.execute(
+        insert(sessions).values(
+            app_name=key[0],
+            user_id=key[1],
+            session_id=key[2],
+            revision=0,
+            create_time=now,
+            update_time=now,
+            initial_state=initial_state,
+        )
+    )
+    _upsert(connection, state, rows, "value")
+    return Session(
+        id=key[2],
+        app_name=key[0],
+        user_id=key[1],
+        state=_state_of(connection, key),
+        last_update_time=now,
+        revision=0,
+    )
+
+
+def load_session(
+    connection: Connection, key: SessionKey, config: GetSessionConfig | None
+) -> Session | None:
+    row = connection.execute(
+        select(sessions.c.revision, sessions.c.update_time).where(_is(sessions, key))
+    ).first()
+    if row is None:
+        return None
+    query = select(events.c.event).where(_is(events, key))
+    limit = config.num_recent_events if config else None
+    after = config.after_timestamp if config else None
+    if after is not None:
+        query = query.where(events.c.timestamp >= after)
+    raw: list[str]
+    if limit == 0:
+        raw = []
+    elif limit is not None:
+        raw = list(connection.scalars(query.order_by(events.c.seq.desc()).limit(limit)))
+        raw.reverse()
+    else:
+        raw = list(connection.scalars(query.order_by(events.c.seq)))
+    return Session(
+        id=key[2],
+        app_name=key[0],
+        user_id=key[1],
+        state=_state_of(connection, key),
+        events=_decode(raw),
+        last_update_time=row.update_time,
+        revision=row.revision,
+    )
+
+
+def initial_state(connection: Connection, key: SessionKey) -> dict[str, Any] | None:
+    found = connection.execute(
+        select(sessions.c.initial_state).where(_is(sessions, key))
+    ).scalar_one_or_none()
+    return None if found is None else dict(found)
+
+
+def delete_session(connection: Connection, key: SessionKey) -> None:
+    connection.execute(delete(events).where(_is(events, key)))
+    connection.execute(
+        delete(state).where(
+            state.c.app_name == key[0],
+            state.c.scope == SESSION_SCOPE,
+            state.c.user_id == key[1],
+            state.c.session_id == key[2],
+        )
+    )
+    connection.execute(delete(leases).where(_is(leases, key)))
+    connection.execute(delete(sessions).where(_is(sessions, key)))
+
+
+def _session_filter(app_name: str, user_id: str | None) -> ColumnElement[bool]:
+    if user_id is None:
+        return sessions.c.app_name == app_name
+    return and_(sessions.c.app_name == app_name, sessions.c.user_id == user_id)
+
+
+def _session_rows(
+    rows: Sequence[Any], app_name: str, states: dict[tuple[str, str], dict[str, Any]]
+) -> list[Session]:
+    return [
+        Session(
+            id=row.session_id,
+            app_name=app_name,
+            user_id=row.user_id,
+            state=states[(row.user_id, row.session_id)],
+            last_update_time=row.update_time,
+            revision=row.revision,
+        )
+        for row in rows
+    ]
+
+
+_SESSION_COLUMNS = (
+    sessions.c.user_id,
+    sessions.c.session_id,
+    sessions.c.revision,
+    sessions.c.update_time,
+)
+
+
+def list_sessions(connection: Connection, app_name: str, user_id: str | None) -> list[Session]:
+    """Every session of the user (or app), oldest update first (ADK's ``list_sessions``)."""
+    rows = connection.execute(
+        select(*_SESSION_COLUMNS)
+        .where(_session_filter(app_name, user_id))
+        .order_by(sessions.c.update_time, sessions.c.user_id, sessions.c.session_id)
+    ).all()
+    owners = [(row.user_id, row.session_id) for row in rows]
+    states = _merged_states(connection, app_name, owners, user_id, whole_app=user_id is None)
+    return _session_rows(rows, app_name, states)
+
+
+def list_sessions_page(
+    connection: Connection,
+    app_name: str,
+    user_id: str | None,
+    limit: int,
+    after: list[Any] | None,
+) -> tuple[list[Session], bool]:
+    """Newest first; ``after`` is the (update_time, user_id, session_id) of the last row seen."""
+    position = (sessions.c.update_time, sessions.c.user_id, sessions.c.session_id)
+    query = select(*_SESSION_COLUMNS).where(_session_filter(app_name, user_id))
+    if after is not None:
+        query = query.where(tuple_(*position) < tuple_(*after))
+    rows = connection.execute(
+        query.order_by(*(column.desc() for column in position)).limit(limit + 1)
+    ).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    owners = [(row.user_id, row.session_id) for row in rows]
+    states = _merged_states(connection, app_name, owners, None) if owners else {}
+    return _session_rows(rows, app_name, states), more
+
+
+def count_sessions(connection: Connection, app_name: str, user_id: str | None) -> int:
+    return int(
+        connection.execute(
+            select(func.count()).select_from(sessions).where(_session_filter(app_name, user_id))
+        ).scalar_one()
+    )
+
+
+def list_events(
+    connection: Connection, key: SessionKey, limit: int, position: int | None, forward: bool
+) -> tuple[list[Event], int | None, bool] | None:
+    """A page of events in append order, the seq to continue from, and whether more exist."""
+    exists = connection.execute(select(sessions.c.revision).where(_is(sessions, key))).first()
+    if exists is None:
+        return None
+    query = select(events.c.seq, events.c.event).where(_is(events, key))
+    if forward:
+        if position is not None:
+            query = query.where(events.c.seq > position)
+        rows = list(connection.execute(query.order_by(events.c.seq).limit(limit + 1)))
+    else:
+        if position is not None:
+            query = query.where(events.c.seq < position)
+        rows = list(connection.execute(query.order_by(events.c.seq.desc()).limit(limit + 1)))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    if not forward:
+        rows.reverse()
+    if not rows:
+        return [], None, False
+    edge = rows[-1].seq if forward else rows[0].seq
+    return _decode(row.event for row in rows), edge, more
+
+
+# -- appending --------------------------------------------------------------------------------
+def append_event(
+    connection: Connection,
+    key: SessionKey,
+    held_revision: int,
+    held_update_time: float,
+    event: Event,
+    raw: str,
+    rows: list[dict[str, Any]],
+) -> tuple[int, float] | None:
+    """Store one event and its state rows if the caller's revision is current.
+
+    The conditional UPDATE both checks the revision and locks the session row,
+    so concurrent appends to one session serialize and a stale one changes
+    nothing. Returns the new (revision, update_time), or None if this exact
+    event is already stored (a retry).
+    """
+    revision = held_revision + 1
+    bumped = connection.execute(
+        update(sessions)
+        .where(_is(sessions, key), sessions.c.revision == held_revision)
+        .values(
+            revision=revision,
+            update_time=case(
+                (sessions.c.update_time < event.timestamp, event.timestamp),
+                else_=sessions.c.update_time,
+            ),
+        )
+    )
+    if bumped.rowcount != 1:
+        return _explain_refused_append(connection, key, held_revision, event.id, raw)
+    _upsert(connection, state, rows, "value")
+    connection.execute(
+        insert(events).values(
+            app_name=key[0],
+            user_id=key[1],
+            session_id=key[2],
+            seq=revision,
+            event_id=event.id,
+            invocation_id=event.invocation_id,
+            timestamp=event.timestamp,
+            event=raw,
+        )
+    )
+    return revision, max(held_update_time, event.timestamp)
+
+
+def stored_event(connection: Connection, key: SessionKey, event_id: str) -> str | None:
+    """The stored JSON of the event with this id, if any."""
+    return connection.execute(
+        select(events.c.event).where(_is(events, key), events.c.event_id == event_id)
+    ).scalar_one_or_none()
+
+
+def _explain_refused_append(
+    connection: Connection, key: SessionKey, held_revision: int, event_id: str, raw: str
+) -> tuple[int, float] | None:
+    """Why the revision check failed: raise the matching error, or None for a retry."""
+    current = connection.execute(
+        select(sessions.c.revision).where(_is(sessions, key))
+    ).scalar_one_or_none()
+    app_name, user_id, session_id = key
+    if current is None:
+        raise SessionNotFoundError(app_name=app_name, user_id=user_id, session_id=session_id)
+    existing = stored_event(connection, key, event_id)
+    if existing is not None:
+        if existing == raw:
+            return None
+        raise DuplicateEventError(
+            app_name=app_name, user_id=user_id, session_id=session_id, event_id=event_id
+        )
+    raise StaleSessionError(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        held_revision=held_revision,
+        stored_revision=int(current),
+    )
+
+
+# -- leases -------------------------------------------------------------------------------------
+def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: float) -> str | None:
+    """Take or renew the lease; None on success, else the current holder.
+
+    Raises IntegrityError if another process inserted the lease row first.
+    """
+    now = database_now(connection)
+    row = connection.execute(
+        select(leases.c.holder, leases.c.expires_at).where(_is(leases, key)).with_for_update()
+    ).first()
+    if row is None:
+        connection.execute(
+            insert(leases).values(
+                app_name=key[0],
+                user_id=key[1],
+                session_id=key[2],
+                holder=holder,
+                expires_at=now + ttl,
+            )
+        )
+        return None
+    if row.holder == holder or row.expires_at <= now:
+        connection.execute(
+            update(leases).where(_is(leases, key)).values(holder=holder, expires_at=now + ttl)
+        )
+        return None
+    return str(row.holder)
+
+
+def release_lease(connection: Connection, key: SessionKey, holder: str) -> None:
+    connection.execute(delete(leases).where(_is(leases, key), leases.c.holder == holder))

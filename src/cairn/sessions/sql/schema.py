@@ -1,0 +1,102 @@
+"""cairn's one table layout, shared by every SQL store (SQLAlchemy Core).
+
+- ``cairn_sessions``: one row per session: revision, times, the initial state.
+- ``cairn_events``: one row per committed event, ordered per session by ``seq``
+  (= the session's revision after that append), the event's exact JSON text,
+  and a global ``pk`` whose order is commit order among appends that touched
+  the same state key.
+- ``cairn_state``: one row per state key and scope (``a`` app, ``u`` user,
+  ``s`` session), so an append writes only the keys it changes.
+- ``cairn_leases``: which invocation holds a session, until when.
+
+Migrations in ``migrations/versions`` create exactly this; a test compares them.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Double,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects import mysql, postgresql
+
+KEY_LENGTH = 128
+"""Longest app name, user id, session id, event id and invocation id, in characters."""
+
+STATE_KEY_LENGTH = 255
+"""Longest state key (prefix included), in characters."""
+
+APP_SCOPE, USER_SCOPE, SESSION_SCOPE = "a", "u", "s"
+
+JsonValue = JSON().with_variant(postgresql.JSONB(), "postgresql")
+LongText = Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
+# SQLite's INTEGER PRIMARY KEY is the rowid; BIGINT would not auto-increment there.
+AutoPk = BigInteger().with_variant(Integer(), "sqlite")
+
+metadata = MetaData()
+
+sessions = Table(
+    "cairn_sessions",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("user_id", String(KEY_LENGTH), primary_key=True),
+    Column("session_id", String(KEY_LENGTH), primary_key=True),
+    Column("revision", BigInteger, nullable=False),
+    Column("create_time", Double, nullable=False),
+    Column("update_time", Double, nullable=False),
+    Column("initial_state", JsonValue, nullable=False),
+    Index("cairn_sessions_by_user_update", "app_name", "user_id", "update_time"),
+    Index("cairn_sessions_by_app_update", "app_name", "update_time"),
+)
+
+events = Table(
+    "cairn_events",
+    metadata,
+    Column("pk", AutoPk, primary_key=True, autoincrement=True),
+    Column("app_name", String(KEY_LENGTH), nullable=False),
+    Column("user_id", String(KEY_LENGTH), nullable=False),
+    Column("session_id", String(KEY_LENGTH), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("event_id", String(KEY_LENGTH), nullable=False),
+    Column("invocation_id", String(KEY_LENGTH), nullable=False),
+    Column("timestamp", Double, nullable=False),
+    Column("event", LongText, nullable=False),
+    UniqueConstraint("app_name", "user_id", "session_id", "seq", name="cairn_events_seq"),
+    UniqueConstraint("app_name", "user_id", "session_id", "event_id", name="cairn_events_id"),
+    Index("cairn_events_by_time", "app_name", "user_id", "session_id", "timestamp"),
+    Index("cairn_events_by_invocation", "app_name", "user_id", "session_id", "invocation_id"),
+)
+
+state = Table(
+    "cairn_state",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("scope", String(1), primary_key=True),
+    Column("user_id", String(KEY_LENGTH), primary_key=True),
+    Column("session_id", String(KEY_LENGTH), primary_key=True),
+    Column("key", String(STATE_KEY_LENGTH), primary_key=True),
+    Column("value", JsonValue, nullable=False),
+)
+
+leases = Table(
+    "cairn_leases",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("user_id", String(KEY_LENGTH), primary_key=True),
+    Column("session_id", String(KEY_LENGTH), primary_key=True),
+    Column("holder", String(255), nullable=False),
+    Column("expires_at", Double, nullable=False),
+)
+
+VERSION_TABLE = "cairn_alembic_version"
+
+TABLES = {table.name: table for table in (sessions, events, state, leases)}

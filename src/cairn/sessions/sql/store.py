@@ -1,0 +1,191 @@
+"""The part of the SQL session stores that does not depend on how a transaction is run."""
+
+from __future__ import annotations
+
+import abc
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from sqlalchemy.exc import IntegrityError
+
+from cairn.errors import (
+    DuplicateEventError,
+    SessionAlreadyExistsError,
+    SessionNotFoundError,
+)
+from cairn.events.event import Event
+from cairn.events.json_values import check_json_state
+from cairn.sessions.base_session_service import (
+    DEFAULT_MAX_EVENT_BYTES,
+    BaseSessionService,
+    encode_event,
+)
+from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.paging import (
+    Direction,
+    EventPage,
+    SessionPage,
+    check_limit,
+    decode_cursor,
+    encode_cursor,
+)
+from cairn.sessions.scopes import split_by_scope, stored_form, without_temp
+from cairn.sessions.session import Session
+from cairn.sessions.sql import operations as ops
+
+T = TypeVar("T")
+
+
+class SqlSessionStore(BaseSessionService):
+    """Implements the store contract with ``operations``; subclasses run the transactions."""
+
+    def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+        self.max_event_bytes = max_event_bytes
+
+    @abc.abstractmethod
+    async def _transaction(self, operation: Callable[..., T], *args: Any, write: bool) -> T:
+        """Run ``operation(connection, *args)`` in one transaction and commit it."""
+
+    # -- sessions -------------------------------------------------------------------------
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        session_id = (session_id or "").strip() or str(uuid.uuid4())
+        ops.check_names(app_name, user_id, session_id)
+        initial = without_temp(dict(state or {}))
+        check_json_state(initial, where=f"the initial state of session {session_id!r}")
+        key = (app_name, user_id, session_id)
+        rows = ops.state_rows(key, split_by_scope(initial))
+        try:
+            return await self._transaction(
+                ops.create_session, key, initial, rows, time.time(), write=True
+            )
+        except IntegrityError:
+            raise SessionAlreadyExistsError(
+                app_name=app_name, user_id=user_id, session_id=session_id
+            ) from None
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        return await self._transaction(
+            ops.load_session, (app_name, user_id, session_id), config, write=False
+        )
+
+    async def list_sessions(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        found = await self._transaction(ops.list_sessions, app_name, user_id, write=False)
+        return ListSessionsResponse(sessions=found)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        await self._transaction(ops.delete_session, (app_name, user_id, session_id), write=True)
+
+    async def get_initial_state(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> dict[str, Any] | None:
+        return await self._transaction(
+            ops.initial_state, (app_name, user_id, session_id), write=False
+        )
+
+    # -- paging ---------------------------------------------------------------------------------
+    async def list_sessions_page(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> SessionPage:
+        check_limit(limit)
+        after = decode_cursor("sessions", cursor) if cursor is not None else None
+        page, more = await self._transaction(
+            ops.list_sessions_page, app_name, user_id, limit, after, write=False
+        )
+        next_cursor = None
+        if more:
+            last = page[-1]
+            next_cursor = encode_cursor("sessions", [last.last_update_time, last.user_id, last.id])
+        return SessionPage(sessions=page, next_cursor=next_cursor)
+
+    async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
+        return await self._transaction(ops.count_sessions, app_name, user_id, write=False)
+
+    async def list_events(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        limit: int = 100,
+        cursor: str | None = None,
+        direction: Direction = "forward",
+    ) -> EventPage:
+        check_limit(limit)
+        position = decode_cursor(direction, cursor)[0] if cursor is not None else None
+        key = (app_name, user_id, session_id)
+        found = await self._transaction(
+            ops.list_events, key, limit, position, direction == "forward", write=False
+        )
+        if found is None:
+            raise SessionNotFoundError(app_name=app_name, user_id=user_id, session_id=session_id)
+        events, edge, more = found
+        next_cursor = encode_cursor(direction, [edge]) if more else None
+        return EventPage(events=events, next_cursor=next_cursor)
+
+    # -- appending -------------------------------------------------------------------------------
+    async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
+        raw = encode_event(stored_form(event), self.max_event_bytes)
+        key = (session.app_name, session.user_id, session.id)
+        rows = ops.state_rows(key, split_by_scope(event.actions.state_delta))
+        try:
+            return await self._transaction(
+                ops.append_event,
+                key,
+                session.revision,
+                session.last_update_time,
+                event,
+                raw,
+                rows,
+                write=True,
+            )
+        except IntegrityError:
+            # The revision matched but the event id is taken: a retry, or a reused id.
+            existing = await self._transaction(ops.stored_event, key, event.id, write=False)
+            if existing == raw:
+                return None
+            raise DuplicateEventError(
+                app_name=session.app_name,
+                user_id=session.user_id,
+                session_id=session.id,
+                event_id=event.id,
+            ) from None
+
+    # -- leases ---------------------------------------------------------------------------------
+    async def acquire_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
+    ) -> str | None:
+        key = (app_name, user_id, session_id)
+        try:
+            return await self._transaction(ops.acquire_lease, key, holder, ttl, write=True)
+        except IntegrityError:  # another process created the lease row first
+            return await self._transaction(ops.acquire_lease, key, holder, ttl, write=True)
+
+    async def release_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str
+    ) -> None:
+        await self._transaction(
+            ops.release_lease, (app_name, user_id, session_id), holder, write=True
+        )
