@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
+
 import click
 
 from cairn import __version__
+from cairn.errors import CairnError
+from cairn.sessions.factory import session_service_from_url
+from cairn.sessions.sql.migrate import MigrationReport
+from cairn.sessions.sql.store import SqlSessionStore
+
+EXIT_ERROR = 2
+"""Exit code when cairn refused to act (bad input, unreachable or newer store, ...)."""
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,3 +28,47 @@ def info() -> None:
     """Show the installed version and the everyday imports."""
     click.echo(f"cairn {__version__}")
     click.echo("from cairn import Runner, InMemoryRunner, App, BaseAgent, Event, Context")
+
+
+@main.command()
+@click.option(
+    "--store",
+    default=None,
+    metavar="URL",
+    help="A SQLite file path or sqlite:/// URL (default .cairn/sessions.db), or a database "
+    "URL such as postgresql+asyncpg://user@host/db or mysql+asyncmy://user@host/db.",
+)
+def migrate(store: str | None) -> None:
+    """Create or upgrade a session store's schema in place, and say what was done.
+
+    Stores also migrate themselves when first opened; this command does it
+    explicitly (e.g. before rolling out a new version). Safe to run while
+    other processes use the store.
+    """
+
+    async def run() -> MigrationReport:
+        service = session_service_from_url(store)
+        if not isinstance(service, SqlSessionStore):
+            raise click.UsageError("the in-memory store has no schema to migrate")
+        try:
+            return await service.migrate()  # type: ignore[attr-defined, no-any-return]
+        finally:
+            await service.close()
+
+    try:
+        report = asyncio.run(run())
+    except CairnError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    where = store or ".cairn/sessions.db"
+    if not report.applied:
+        click.echo(f"{where}: schema is current (revision {report.to_revision}); nothing to do.")
+        return
+    start = report.from_revision or "empty database"
+    click.echo(f"{where}: migrated from {start} to revision {report.to_revision}.")
+    for revision in report.applied:
+        click.echo(f"  applied {revision}")
+
+
+if __name__ == "__main__":
+    main()

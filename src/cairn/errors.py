@@ -166,3 +166,7 @@ class LimitExceededError(CairnError, ValueError):
 
 class StoreUnavailableError(CairnError, ConnectionError):
     """The session store's database cannot be reached (the password is never shown)."""
+
+
+class InvalidCursorError(CairnError, ValueError):
+    """A page cursor that no earlier page of the same listing produced."""

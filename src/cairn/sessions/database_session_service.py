@@ -13,7 +13,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from cairn.errors import StoreUnavailableError
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
-from cairn.sessions.sql.engines import async_url, describe, install_sqlite_settings, is_retryable
+from cairn.sessions.sql.engines import (
+    UnsupportedStoreUrlError,
+    async_url,
+    describe,
+    install_sqlite_settings,
+    is_retryable,
+)
 from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
 from cairn.sessions.sql.store import SqlSessionStore
 
@@ -71,7 +77,7 @@ class DatabaseSessionService(SqlSessionStore):
         found = self._engines.get(loop)
         if found is not None:
             return found
-        engine = self._given_engine or create_async_engine(self._url, **self._engine_kwargs)
+        engine = self._given_engine or self._create_engine()
         dialect = engine.dialect.name
         if dialect == "sqlite":
             if engine is not self._given_engine or not self._engines:
@@ -82,6 +88,15 @@ class DatabaseSessionService(SqlSessionStore):
             reader = engine.execution_options(isolation_level="REPEATABLE READ")
         self._engines[loop] = (engine, reader)
         return engine, reader
+
+    def _create_engine(self) -> AsyncEngine:
+        try:
+            return create_async_engine(self._url, **self._engine_kwargs)
+        except ModuleNotFoundError as exc:
+            raise UnsupportedStoreUrlError(
+                self._url.render_as_string(hide_password=True),
+                f"its driver is not installed ({exc.name}); install it as shown below",
+            ) from exc
 
     async def migrate(self) -> MigrationReport:
         """Create or upgrade the schema now (otherwise it happens on first use).

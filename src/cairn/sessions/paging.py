@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from cairn.errors import InvalidCursorError
 from cairn.events._base import CamelModel
 from cairn.events.event import Event
 from cairn.sessions.session import Session
@@ -31,10 +32,6 @@ class EventPage(CamelModel):
 
     events: list[Event] = Field(default_factory=list)
     next_cursor: str | None = None
-
-
-class InvalidCursorError(ValueError):
-    """A cursor that no page call produced."""
 
 
 def encode_cursor(kind: str, position: list[Any]) -> str:
