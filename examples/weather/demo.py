@@ -1,9 +1,12 @@
 """Seed 1's weather scenario, traced: user u1 of app ``weather`` with sessions s1 and s2.
 
-Run it with ``python examples/weather/demo.py``. It prints every event the
-Runner yields (each one already committed), the event's state delta, and the
-state each session sees afterwards: s2 sees ``user:temperature_unit`` but not
-s1's ``last_city``, and no ``temp:`` key survives its invocation.
+Run it with ``python examples/weather/demo.py``. It stores everything in the
+embedded default store, a SQLite file (``.cairn/weather-demo.db``, made anew
+on each run), and prints every event the Runner yields (each one already
+committed), the event's state delta, and the state each session sees
+afterwards: s2 sees ``user:temperature_unit`` but not s1's ``last_city``, and
+no ``temp:`` key survives its invocation. At the end a second store object
+reopens the file and reads the history back.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent import root_agent
 
-from cairn import App, BaseSessionService, Event, InMemorySessionService, Runner
+from cairn import App, BaseSessionService, Event, Runner, SqliteSessionService
 
 APP, USER = "weather", "u1"
+STORE = Path(".cairn") / "weather-demo.db"
 
 
 def describe(event: Event) -> str:
@@ -55,7 +59,10 @@ async def show_state(service: BaseSessionService, session_id: str) -> None:
 
 
 async def main() -> None:
-    service = InMemorySessionService()
+    for leftover in STORE.parent.glob(STORE.name + "*"):
+        leftover.unlink()  # a fresh file each run
+    service = SqliteSessionService(STORE)
+    print(f"store: SQLite file {STORE}")
     runner = Runner(app=App(name=APP, root_agent=root_agent), session_service=service)
     for session_id in ("s1", "s2"):
         await service.create_session(app_name=APP, user_id=USER, session_id=session_id)
@@ -74,6 +81,17 @@ async def main() -> None:
     await turn(runner, "s2", "What about Beijing?")
     await show_state(service, "s2")
     await show_state(service, "s1")
+    await service.close()
+
+    print("\n== a new store object on the same file: the log is all there")
+    reopened = SqliteSessionService(STORE)
+    s1 = await reopened.get_session(app_name=APP, user_id=USER, session_id="s1")
+    assert s1 is not None
+    tool_result = next(e for e in s1.events if e.get_function_responses())
+    print(f"  s1 has {len(s1.events)} events, revision {s1.revision}")
+    stored_delta = json.dumps(tool_result.actions.state_delta, ensure_ascii=False)
+    print(f"  the stored tool-result event's delta (no temp: key): {stored_delta}")
+    await reopened.close()
 
 
 if __name__ == "__main__":
