@@ -12,7 +12,19 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, delete, func, insert, or_, select, tuple_, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.sql.elements import ColumnElement
 
 from cairn.errors import (
@@ -85,11 +97,21 @@ def _is(table: Any, key: SessionKey) -> ColumnElement[bool]:
     return and_(table.c.app_name == key[0], table.c.user_id == key[1], table.c.session_id == key[2])
 
 
+_UPSERTS: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+
+
 def _upsert(connection: Connection, table: Any, rows: list[dict[str, Any]], *columns: str) -> None:
     """Insert rows, or overwrite ``columns`` of rows whose primary key exists (one statement)."""
     if not rows:
         return
-    dialect = connection.dialect.name
+    cache_key = (connection.dialect.name, table.name, columns)
+    statement = _UPSERTS.get(cache_key)
+    if statement is None:
+        statement = _UPSERTS[cache_key] = _build_upsert(connection.dialect.name, table, columns)
+    connection.execute(statement, rows)
+
+
+def _build_upsert(dialect: str, table: Any, columns: tuple[str, ...]) -> Any:
     keys = [c.name for c in table.primary_key.columns]
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -110,7 +132,7 @@ def _upsert(connection: Connection, table: Any, rows: list[dict[str, Any]], *col
 
         my = mysql_insert(table)
         statement = my.on_duplicate_key_update({c: my.inserted[c] for c in columns})
-    connection.execute(statement, rows)
+    return statement
 
 
 def _merged_states(
@@ -383,6 +405,30 @@ def list_events(
 
 
 # -- appending --------------------------------------------------------------------------------
+def _session_is(table: Any) -> ColumnElement[bool]:
+    """The row of the session named by the bind parameters k_app, k_user, k_session."""
+    return and_(
+        table.c.app_name == bindparam("k_app"),
+        table.c.user_id == bindparam("k_user"),
+        table.c.session_id == bindparam("k_session"),
+    )
+
+
+# Built once: constructing and cache-keying a statement costs more than running it on SQLite.
+_BUMP_REVISION = (
+    update(sessions)
+    .where(_session_is(sessions), sessions.c.revision == bindparam("held"))
+    .values(
+        revision=bindparam("next_revision"),
+        update_time=case(
+            (sessions.c.update_time < bindparam("ts"), bindparam("ts")),
+            else_=sessions.c.update_time,
+        ),
+    )
+)
+_INSERT_EVENT = insert(events)
+
+
 def append_event(
     connection: Connection,
     key: SessionKey,
@@ -401,30 +447,31 @@ def append_event(
     """
     revision = held_revision + 1
     bumped = connection.execute(
-        update(sessions)
-        .where(_is(sessions, key), sessions.c.revision == held_revision)
-        .values(
-            revision=revision,
-            update_time=case(
-                (sessions.c.update_time < event.timestamp, event.timestamp),
-                else_=sessions.c.update_time,
-            ),
-        )
+        _BUMP_REVISION,
+        {
+            "k_app": key[0],
+            "k_user": key[1],
+            "k_session": key[2],
+            "held": held_revision,
+            "next_revision": revision,
+            "ts": event.timestamp,
+        },
     )
     if bumped.rowcount != 1:
         return _explain_refused_append(connection, key, held_revision, event.id, raw)
     _upsert(connection, state, rows, "value")
     connection.execute(
-        insert(events).values(
-            app_name=key[0],
-            user_id=key[1],
-            session_id=key[2],
-            seq=revision,
-            event_id=event.id,
-            invocation_id=event.invocation_id,
-            timestamp=event.timestamp,
-            event=raw,
-        )
+        _INSERT_EVENT,
+        {
+            "app_name": key[0],
+            "user_id": key[1],
+            "session_id": key[2],
+            "seq": revision,
+            "event_id": event.id,
+            "invocation_id": event.invocation_id,
+            "timestamp": event.timestamp,
+            "event": raw,
+        },
     )
     return revision, max(held_update_time, event.timestamp)
 
