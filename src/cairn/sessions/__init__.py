@@ -14,6 +14,8 @@ from cairn.sessions.database_session_service import DatabaseSessionService
 from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.paging import EventPage, SessionPage
 from cairn.sessions.session import Session
+from cairn.sessions.sql.engines import UnsupportedStoreUrlError
+from cairn.sessions.sql.migrate import SchemaError
 from cairn.sessions.sqlite_session_service import SqliteSessionService
 from cairn.sessions.state import State
 
@@ -27,6 +29,7 @@ __all__ = [
     "InMemorySessionService",
     "InvalidStateValueError",
     "ListSessionsResponse",
+    "SchemaError",
     "Session",
     "SessionAlreadyExistsError",
     "SessionNotFoundError",
@@ -34,4 +37,5 @@ __all__ = [
     "SqliteSessionService",
     "StaleSessionError",
     "State",
+    "UnsupportedStoreUrlError",
 ]
