@@ -36,10 +36,14 @@ class DatabaseSessionService(SqlSessionStore):
     ``mysql+aiomysql://`` (MySQL and MariaDB) or ``sqlite+aiosqlite://``
     (``postgresql://``, ``mysql://`` and ``sqlite://`` pick those drivers); or
     pass a ready ``db_engine``. Extra keyword arguments go to
-    ``create_async_engine`` (pool size, ``connect_args``, ...). Pools ping
-    connections before use, so a restarted server is reconnected to. The
-    schema is created or migrated in place on first use. Use ``async with``
-    or ``close()`` to release the pool.
+    ``create_async_engine`` (pool size, ``connect_args``, ...). A pooled
+    connection found dead (say, after a server restart) is discarded with the
+    rest of the pool: a read is then retried once on a fresh connection, a
+    write fails with ``StoreUnavailableError`` (nothing half-written) and the
+    next call reconnects. ``pool_pre_ping=True`` checks every connection before
+    use instead, at the cost of a round trip per call. The schema is created
+    or migrated in place on first use. Use ``async with`` or ``close()`` to
+    release the pool.
     """
 
     def __init__(
@@ -55,7 +59,6 @@ class DatabaseSessionService(SqlSessionStore):
             raise ValueError("DatabaseSessionService needs exactly one of db_url= or db_engine=")
         self._given_engine = db_engine
         self._url = db_engine.url if db_engine is not None else async_url(db_url)  # type: ignore[arg-type]
-        engine_kwargs.setdefault("pool_pre_ping", True)
         if self._url.get_backend_name() == "mysql":
             engine_kwargs.setdefault("isolation_level", "READ COMMITTED")
         self._engine_kwargs = engine_kwargs
@@ -139,6 +142,8 @@ class DatabaseSessionService(SqlSessionStore):
                     isinstance(exc, InterfaceError | OperationalError)
                     and any(word in str(exc.orig).lower() for word in _DISCONNECT_WORDS)
                 ):
+                    if not write and attempt == 0:
+                        continue  # a read may simply run again on a fresh connection
                     raise self._unavailable(exc) from exc
                 raise
             except OSError as exc:

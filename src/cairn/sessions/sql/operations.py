@@ -14,6 +14,9 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
+    Double,
+    String,
+    Text,
     and_,
     bindparam,
     case,
@@ -427,6 +430,25 @@ _BUMP_REVISION = (
     )
 )
 _INSERT_EVENT = insert(events)
+# PostgreSQL: the revision check and the event row in one statement (one round trip).
+_BUMPED = _BUMP_REVISION.returning(sessions.c.revision).cte("bumped")
+_BUMP_AND_INSERT_EVENT = insert(events).from_select(
+    ["app_name", "user_id", "session_id", "seq", "event_id", "invocation_id", "timestamp", "event"],
+    select(
+        bindparam("k_app", type_=String),
+        bindparam("k_user", type_=String),
+        bindparam("k_session", type_=String),
+        _BUMPED.c.revision,
+        bindparam("event_id", type_=String),
+        bindparam("invocation_id", type_=String),
+        bindparam("timestamp", type_=Double),
+        bindparam("event", type_=Text),
+    ),
+)
+
+
+class EventAlreadyStored(Exception):
+    """This exact event is already stored: the append is a retry and must change nothing."""
 
 
 def append_event(
@@ -440,39 +462,47 @@ def append_event(
 ) -> tuple[int, float] | None:
     """Store one event and its state rows if the caller's revision is current.
 
-    The conditional UPDATE both checks the revision and locks the session row,
-    so concurrent appends to one session serialize and a stale one changes
-    nothing. Returns the new (revision, update_time), or None if this exact
-    event is already stored (a retry).
+    The state rows are written first, then the conditional UPDATE of the
+    session row checks the revision (and locks the row, so appends to one
+    session serialize), then the event row is inserted. So among appends that
+    wrote the same key, event ``pk`` order is commit order. A refused append
+    raises, and the caller's rollback undoes the state rows. Returns the new
+    (revision, update_time); raises ``EventAlreadyStored`` for a retry.
     """
     revision = held_revision + 1
-    bumped = connection.execute(
-        _BUMP_REVISION,
-        {
-            "k_app": key[0],
-            "k_user": key[1],
-            "k_session": key[2],
-            "held": held_revision,
-            "next_revision": revision,
-            "ts": event.timestamp,
-        },
-    )
-    if bumped.rowcount != 1:
-        return _explain_refused_append(connection, key, held_revision, event.id, raw)
     _upsert(connection, state, rows, "value")
-    connection.execute(
-        _INSERT_EVENT,
-        {
-            "app_name": key[0],
-            "user_id": key[1],
-            "session_id": key[2],
-            "seq": revision,
-            "event_id": event.id,
-            "invocation_id": event.invocation_id,
-            "timestamp": event.timestamp,
-            "event": raw,
-        },
-    )
+    params = {
+        "k_app": key[0],
+        "k_user": key[1],
+        "k_session": key[2],
+        "held": held_revision,
+        "next_revision": revision,
+        "ts": event.timestamp,
+        "event_id": event.id,
+        "invocation_id": event.invocation_id,
+        "timestamp": event.timestamp,
+        "event": raw,
+    }
+    if connection.dialect.name == "postgresql":
+        stored = connection.execute(_BUMP_AND_INSERT_EVENT, params).rowcount == 1
+    else:
+        stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
+        if stored:
+            connection.execute(
+                _INSERT_EVENT,
+                {
+                    "app_name": key[0],
+                    "user_id": key[1],
+                    "session_id": key[2],
+                    "seq": revision,
+                    "event_id": event.id,
+                    "invocation_id": event.invocation_id,
+                    "timestamp": event.timestamp,
+                    "event": raw,
+                },
+            )
+    if not stored:
+        _explain_refused_append(connection, key, held_revision, event.id, raw)
     return revision, max(held_update_time, event.timestamp)
 
 
@@ -485,8 +515,8 @@ def stored_event(connection: Connection, key: SessionKey, event_id: str) -> str 
 
 def _explain_refused_append(
     connection: Connection, key: SessionKey, held_revision: int, event_id: str, raw: str
-) -> tuple[int, float] | None:
-    """Why the revision check failed: raise the matching error, or None for a retry."""
+) -> None:
+    """Why the revision check failed: always raises."""
     current = connection.execute(
         select(sessions.c.revision).where(_is(sessions, key))
     ).scalar_one_or_none()
@@ -496,7 +526,7 @@ def _explain_refused_append(
     existing = stored_event(connection, key, event_id)
     if existing is not None:
         if existing == raw:
-            return None
+            raise EventAlreadyStored(event_id)
         raise DuplicateEventError(
             app_name=app_name, user_id=user_id, session_id=session_id, event_id=event_id
         )

@@ -161,6 +161,8 @@ class SqlSessionStore(BaseSessionService):
                 rows,
                 write=True,
             )
+        except ops.EventAlreadyStored:
+            return None
         except IntegrityError:
             # The revision matched but the event id is taken: a retry, or a reused id.
             existing = await self._transaction(ops.stored_event, key, event.id, write=False)
