@@ -540,11 +540,20 @@ def _explain_refused_append(
 
 
 # -- leases -------------------------------------------------------------------------------------
+# A lease is advisory and expires by itself, so its writes need not wait for the disk: losing
+# one in a power cut only frees a session early. PostgreSQL skips the flush per transaction;
+# the SQLite store reads the `durable` marker.
+def _without_flush(connection: Connection) -> None:
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+
+
 def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: float) -> str | None:
     """Take or renew the lease; None on success, else the current holder.
 
     Raises IntegrityError if another process inserted the lease row first.
     """
+    _without_flush(connection)
     now = database_now(connection)
     row = connection.execute(
         select(leases.c.holder, leases.c.expires_at).where(_is(leases, key)).with_for_update()
@@ -569,4 +578,9 @@ def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: flo
 
 
 def release_lease(connection: Connection, key: SessionKey, holder: str) -> None:
+    _without_flush(connection)
     connection.execute(delete(leases).where(_is(leases, key), leases.c.holder == holder))
+
+
+acquire_lease.durable = False  # type: ignore[attr-defined]
+release_lease.durable = False  # type: ignore[attr-defined]
