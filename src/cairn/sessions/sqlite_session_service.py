@@ -87,32 +87,41 @@ class SqliteSessionService(SqlSessionStore):
                 poolclass=SingletonThreadPool,
                 connect_args={"timeout": self.busy_timeout, "check_same_thread": False},
             )
-            install_sqlite_settings(self._engine, self.synchronous, self.busy_timeout)
+            install_sqlite_settings(
+                self._engine, self.synchronous, self.busy_timeout, begin_listener=False
+            )
             self._connection = self._engine.connect()
         return self._connection
 
-    def _run(self, operation: Callable[..., T], args: tuple[Any, ...], begin: str) -> T:
+    def _in_transaction(
+        self, begin: str, operation: Callable[..., T], args: tuple[Any, ...], durable: bool = True
+    ) -> T:
+        """Run ``operation`` in a transaction that starts with ``begin`` (sent to sqlite3 as is).
+
+        The driver is in autocommit mode, so SQLAlchemy's begin sends nothing;
+        its commit and rollback end the transaction begun here.
+        """
         connection = self._connect()
-        if not self._migrated:
-            self._migrate_on_thread()
-        connection.execution_options(cairn_begin=begin)
-        relaxed = self.synchronous == "FULL" and not getattr(operation, "durable", True)
         driver = connection.connection.driver_connection
         assert driver is not None
+        relaxed = self.synchronous == "FULL" and not durable
         if relaxed:  # e.g. a lease: no need to wait for the disk
             driver.execute("PRAGMA synchronous = NORMAL")
         try:
             with connection.begin():
+                driver.execute(begin)
                 return operation(connection, *args)
         finally:
             if relaxed:
                 driver.execute("PRAGMA synchronous = FULL")
 
+    def _run(self, operation: Callable[..., T], args: tuple[Any, ...], begin: str) -> T:
+        if not self._migrated:
+            self._migrate_on_thread()
+        return self._in_transaction(begin, operation, args, getattr(operation, "durable", True))
+
     def _migrate_on_thread(self) -> MigrationReport:
-        connection = self._connect()
-        connection.execution_options(cairn_begin="BEGIN EXCLUSIVE")
-        with connection.begin():
-            report = upgrade_schema(connection)
+        report = self._in_transaction("BEGIN EXCLUSIVE", upgrade_schema, ())
         self._migrated = True
         return report
 

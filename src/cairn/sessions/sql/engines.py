@@ -66,14 +66,18 @@ def describe(url: URL) -> str:
     return f"{backend} at {host}:{port} (database {url.database!r}{user})"
 
 
-def install_sqlite_settings(engine: Engine, synchronous: Synchronous, busy_timeout: float) -> None:
+def install_sqlite_settings(
+    engine: Engine, synchronous: Synchronous, busy_timeout: float, *, begin_listener: bool = True
+) -> None:
     """WAL, the chosen durability, a busy timeout, and transactions cairn begins itself.
 
-    The driver's own implicit transactions are turned off; each transaction
-    starts with the statement in the ``cairn_begin`` execution option:
-    ``BEGIN IMMEDIATE`` (the default: a writer waits for the write lock up
-    front, so it never fails half-way on a lock upgrade), ``BEGIN`` for
-    readers, ``BEGIN EXCLUSIVE`` for migrations.
+    The driver's own implicit transactions are turned off. With
+    ``begin_listener`` each transaction starts with the statement in the
+    ``cairn_begin`` execution option: ``BEGIN IMMEDIATE`` (the default: a
+    writer waits for the write lock up front, so it never fails half-way on a
+    lock upgrade), ``BEGIN`` for readers, ``BEGIN EXCLUSIVE`` for migrations.
+    Without it the caller sends that statement itself (a connection-level
+    listener makes SQLAlchemy dispatch events around every statement).
     """
 
     @event.listens_for(engine, "connect")
@@ -84,6 +88,9 @@ def install_sqlite_settings(engine: Engine, synchronous: Synchronous, busy_timeo
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute(f"PRAGMA synchronous = {synchronous}")
         cursor.close()
+
+    if not begin_listener:
+        return
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:

@@ -8,6 +8,9 @@ its caller, who commits it (or rolls it back if the function raised).
 
 from __future__ import annotations
 
+import functools
+import json
+import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -28,6 +31,7 @@ from sqlalchemy import (
     tuple_,
     update,
 )
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnElement
 
 from cairn.errors import (
@@ -447,6 +451,66 @@ _BUMP_AND_INSERT_EVENT = insert(events).from_select(
 )
 
 
+_EVENT_COLUMNS = (
+    "app_name",
+    "user_id",
+    "session_id",
+    "seq",
+    "event_id",
+    "invocation_id",
+    "timestamp",
+    "event",
+)
+
+
+@functools.cache
+def _sqlite_append_sql() -> tuple[str, str, str]:
+    """The append's three statements as SQLite text with named parameters (compiled once)."""
+    from sqlalchemy.dialects import sqlite
+
+    dialect = sqlite.dialect(paramstyle="named")
+    upsert = _build_upsert("sqlite", state, ("value",)).values(
+        {c.name: bindparam(c.name) for c in state.columns}
+    )
+    insert_event = _INSERT_EVENT.values({c: bindparam(c) for c in _EVENT_COLUMNS})
+    return (
+        str(upsert.compile(dialect=dialect)),
+        str(_BUMP_REVISION.compile(dialect=dialect)),
+        str(insert_event.compile(dialect=dialect)),
+    )
+
+
+def _append_through_sqlite3(
+    connection: Connection,
+    params: dict[str, Any],
+    event_row: dict[str, Any],
+    rows: list[dict[str, Any]],
+) -> bool:
+    """The same three statements sent straight to the sqlite3 module.
+
+    On SQLite, SQLAlchemy's per-statement work costs more than SQLite's own,
+    so the append (the hot path) skips it; everything else goes through Core.
+    """
+    upsert_sql, bump_sql, insert_sql = _sqlite_append_sql()
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    cursor = driver.cursor()
+    try:
+        if rows:
+            cursor.executemany(
+                upsert_sql, [{**row, "value": json.dumps(row["value"])} for row in rows]
+            )
+        cursor.execute(bump_sql, params)
+        if cursor.rowcount != 1:
+            return False
+        cursor.execute(insert_sql, event_row)
+        return True
+    except sqlite3.IntegrityError as exc:
+        raise IntegrityError(insert_sql, event_row, exc) from exc
+    finally:
+        cursor.close()
+
+
 class EventAlreadyStored(Exception):
     """This exact event is already stored: the append is a retry and must change nothing."""
 
@@ -470,7 +534,6 @@ def append_event(
     (revision, update_time); raises ``EventAlreadyStored`` for a retry.
     """
     revision = held_revision + 1
-    _upsert(connection, state, rows, "value")
     params = {
         "k_app": key[0],
         "k_user": key[1],
@@ -483,24 +546,26 @@ def append_event(
         "timestamp": event.timestamp,
         "event": raw,
     }
-    if connection.dialect.name == "postgresql":
+    event_row = {
+        "app_name": key[0],
+        "user_id": key[1],
+        "session_id": key[2],
+        "seq": revision,
+        "event_id": event.id,
+        "invocation_id": event.invocation_id,
+        "timestamp": event.timestamp,
+        "event": raw,
+    }
+    if connection.dialect.driver == "pysqlite":
+        stored = _append_through_sqlite3(connection, params, event_row, rows)
+    elif connection.dialect.name == "postgresql":
+        _upsert(connection, state, rows, "value")
         stored = connection.execute(_BUMP_AND_INSERT_EVENT, params).rowcount == 1
     else:
+        _upsert(connection, state, rows, "value")
         stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
         if stored:
-            connection.execute(
-                _INSERT_EVENT,
-                {
-                    "app_name": key[0],
-                    "user_id": key[1],
-                    "session_id": key[2],
-                    "seq": revision,
-                    "event_id": event.id,
-                    "invocation_id": event.invocation_id,
-                    "timestamp": event.timestamp,
-                    "event": raw,
-                },
-            )
+            connection.execute(_INSERT_EVENT, event_row)
     if not stored:
         _explain_refused_append(connection, key, held_revision, event.id, raw)
     return revision, max(held_update_time, event.timestamp)
