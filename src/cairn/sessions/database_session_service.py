@@ -7,6 +7,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -132,8 +133,9 @@ class DatabaseSessionService(SqlSessionStore):
         engine = writer if write else reader
         for attempt in range(_RETRIES):
             try:
-                async with engine.begin() as connection:
-                    return await connection.run_sync(operation, *args)
+                async with engine.connect() as connection:
+                    # Begin, work and commit in one trip into synchronous code.
+                    return await connection.run_sync(_in_transaction, operation, args)
             except DBAPIError as exc:
                 if is_retryable(exc) and attempt + 1 < _RETRIES:
                     await asyncio.sleep(0.01 * 2**attempt)
@@ -156,3 +158,10 @@ class DatabaseSessionService(SqlSessionStore):
         found = self._engines.pop(loop, None)
         if found is not None and self._given_engine is None:
             await found[0].dispose()
+
+
+def _in_transaction(
+    connection: Connection, operation: Callable[..., T], args: tuple[Any, ...]
+) -> T:
+    with connection.begin():
+        return operation(connection, *args)

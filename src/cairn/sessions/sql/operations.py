@@ -160,12 +160,20 @@ def _merged_states(
     elif user_id is not None:
         wanted = or_(state.c.scope == APP_SCOPE, state.c.user_id == user_id)
     else:
+        # One index range per scope and user: (app, scope, user, session IN ...).
+        by_owner: dict[str, list[str]] = {}
+        for owner_user, owner_session in owners:
+            by_owner.setdefault(owner_user, []).append(owner_session)
         wanted = or_(
             state.c.scope == APP_SCOPE,
-            and_(state.c.scope == USER_SCOPE, state.c.user_id.in_({u for u, _ in owners})),
-            and_(
-                state.c.scope == SESSION_SCOPE,
-                tuple_(state.c.user_id, state.c.session_id).in_(list(owners)),
+            and_(state.c.scope == USER_SCOPE, state.c.user_id.in_(sorted(by_owner))),
+            *(
+                and_(
+                    state.c.scope == SESSION_SCOPE,
+                    state.c.user_id == owner_user,
+                    state.c.session_id.in_(owned),
+                )
+                for owner_user, owned in by_owner.items()
             ),
         )
     app: dict[str, Any] = {}

@@ -54,8 +54,9 @@ sessions = Table(
     Column("create_time", Double, nullable=False),
     Column("update_time", Double, nullable=False),
     Column("initial_state", JsonValue, nullable=False),
-    Index("cairn_sessions_by_user_update", "app_name", "user_id", "update_time"),
-    Index("cairn_sessions_by_app_update", "app_name", "update_time"),
+    # Both fit the keyset order of list_sessions_page: (update_time, user_id, session_id).
+    Index("cairn_sessions_by_user_update", "app_name", "user_id", "update_time", "session_id"),
+    Index("cairn_sessions_by_app_update", "app_name", "update_time", "user_id", "session_id"),
 )
 
 events = Table(

@@ -33,9 +33,15 @@ def upgrade() -> None:
         sa.Column("initial_state", json_value, nullable=False),
     )
     op.create_index(
-        "cairn_sessions_by_user_update", "cairn_sessions", ["app_name", "user_id", "update_time"]
+        "cairn_sessions_by_user_update",
+        "cairn_sessions",
+        ["app_name", "user_id", "update_time", "session_id"],
     )
-    op.create_index("cairn_sessions_by_app_update", "cairn_sessions", ["app_name", "update_time"])
+    op.create_index(
+        "cairn_sessions_by_app_update",
+        "cairn_sessions",
+        ["app_name", "update_time", "user_id", "session_id"],
+    )
 
     op.create_table(
         "cairn_events",
