@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
@@ -28,6 +28,14 @@ T = TypeVar("T")
 
 _RETRIES = 5
 _DISCONNECT_WORDS = ("connection", "closed", "terminat", "refused", "lost", "gone away", "reset")
+
+
+class _Engines(NamedTuple):
+    writer: AsyncEngine
+    reader: AsyncEngine
+    """Repeatable-read snapshots (SQLite: a deferred transaction)."""
+    autocommit: AsyncEngine
+    """For operations that are one statement on this database."""
 
 
 class DatabaseSessionService(SqlSessionStore):
@@ -65,18 +73,18 @@ class DatabaseSessionService(SqlSessionStore):
         self._engine_kwargs = engine_kwargs
         self._where = describe(self._url)
         # asyncio drivers bind connections to one event loop, so each loop gets its own pool.
-        self._engines: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[AsyncEngine, AsyncEngine]
-        ] = weakref.WeakKeyDictionary()
+        self._engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Engines] = (
+            weakref.WeakKeyDictionary()
+        )
         self._migrated = False
 
     @property
     def engine(self) -> AsyncEngine:
         """The engine used on the running event loop."""
-        return self._engines_here()[0]
+        return self._engines_here().writer
 
-    def _engines_here(self) -> tuple[AsyncEngine, AsyncEngine]:
-        """(writer, reader) engines for the running loop."""
+    def _engines_here(self) -> _Engines:
+        """The engines for the running loop."""
         loop = asyncio.get_running_loop()
         found = self._engines.get(loop)
         if found is not None:
@@ -90,8 +98,9 @@ class DatabaseSessionService(SqlSessionStore):
         else:
             # One snapshot for the session row, its state and its events.
             reader = engine.execution_options(isolation_level="REPEATABLE READ")
-        self._engines[loop] = (engine, reader)
-        return engine, reader
+        found = _Engines(engine, reader, engine.execution_options(isolation_level="AUTOCOMMIT"))
+        self._engines[loop] = found
+        return found
 
     def _create_engine(self) -> AsyncEngine:
         try:
@@ -108,7 +117,7 @@ class DatabaseSessionService(SqlSessionStore):
         Safe to run from many processes at once: a database lock makes the
         others wait, then find the schema current.
         """
-        engine = self._engines_here()[0]
+        engine = self._engines_here().writer
         if engine.dialect.name == "sqlite":
             engine = engine.execution_options(cairn_begin="BEGIN EXCLUSIVE")
         try:
@@ -129,13 +138,15 @@ class DatabaseSessionService(SqlSessionStore):
     async def _transaction(self, operation: Callable[..., T], *args: Any, write: bool) -> T:
         if not self._migrated:
             await self.migrate()
-        writer, reader = self._engines_here()
-        engine = writer if write else reader
+        engines = self._engines_here()
+        single = engines.writer.dialect.name in getattr(operation, "single_statement_on", ())
+        engine = engines.autocommit if single else engines.writer if write else engines.reader
+        run = _directly if single else _in_transaction
         for attempt in range(_RETRIES):
             try:
                 async with engine.connect() as connection:
                     # Begin, work and commit in one trip into synchronous code.
-                    return await connection.run_sync(_in_transaction, operation, args)
+                    return await connection.run_sync(run, operation, args)
             except DBAPIError as exc:
                 if is_retryable(exc) and attempt + 1 < _RETRIES:
                     await asyncio.sleep(0.01 * 2**attempt)
@@ -157,7 +168,7 @@ class DatabaseSessionService(SqlSessionStore):
         loop = asyncio.get_running_loop()
         found = self._engines.pop(loop, None)
         if found is not None and self._given_engine is None:
-            await found[0].dispose()
+            await found.writer.dispose()
 
 
 def _in_transaction(
@@ -165,3 +176,7 @@ def _in_transaction(
 ) -> T:
     with connection.begin():
         return operation(connection, *args)
+
+
+def _directly(connection: Connection, operation: Callable[..., T], args: tuple[Any, ...]) -> T:
+    return operation(connection, *args)

@@ -17,9 +17,6 @@ from typing import Any
 
 from sqlalchemy import (
     Connection,
-    Double,
-    String,
-    Text,
     and_,
     bindparam,
     case,
@@ -28,6 +25,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    text,
     tuple_,
     update,
 )
@@ -442,20 +440,34 @@ _BUMP_REVISION = (
     )
 )
 _INSERT_EVENT = insert(events)
-# PostgreSQL: the revision check and the event row in one statement (one round trip).
-_BUMPED = _BUMP_REVISION.returning(sessions.c.revision).cte("bumped")
-_BUMP_AND_INSERT_EVENT = insert(events).from_select(
-    ["app_name", "user_id", "session_id", "seq", "event_id", "invocation_id", "timestamp", "event"],
-    select(
-        bindparam("k_app", type_=String),
-        bindparam("k_user", type_=String),
-        bindparam("k_session", type_=String),
-        _BUMPED.c.revision,
-        bindparam("event_id", type_=String),
-        bindparam("invocation_id", type_=String),
-        bindparam("timestamp", type_=Double),
-        bindparam("event", type_=Text),
-    ),
+# PostgreSQL: the whole append as one statement, so it needs no transaction around it (one
+# round trip). The state upsert reads from `bumped` (nothing is written unless the revision
+# matched) and the event insert reads the count of `upserted`, so the key rows are locked
+# before the event's pk is drawn: among appends that wrote one key, pk order is commit order.
+_POSTGRES_APPEND = text(
+    """
+WITH bumped AS (
+    UPDATE cairn_sessions
+    SET revision = :next_revision, update_time = GREATEST(update_time, :ts)
+    WHERE app_name = :k_app AND user_id = :k_user AND session_id = :k_session
+      AND revision = :held
+    RETURNING revision
+), upserted AS (
+    INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
+    SELECT :k_app, row.scope, row.user_id, row.session_id, row.key, CAST(row.value AS jsonb)
+    FROM bumped, unnest(
+        CAST(:scopes AS text[]), CAST(:owner_users AS text[]), CAST(:owner_sessions AS text[]),
+        CAST(:keys AS text[]), CAST(:values AS text[])
+    ) AS row(scope, user_id, session_id, key, value)
+    ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
+    RETURNING 1
+)
+INSERT INTO cairn_events
+    (app_name, user_id, session_id, seq, event_id, invocation_id, timestamp, event)
+SELECT :k_app, :k_user, :k_session, bumped.revision, :event_id, :invocation_id, :timestamp,
+    :event
+FROM bumped, (SELECT count(*) FROM upserted) AS written
+"""
 )
 
 
@@ -534,12 +546,13 @@ def append_event(
 ) -> tuple[int, float] | None:
     """Store one event and its state rows if the caller's revision is current.
 
-    The state rows are written first, then the conditional UPDATE of the
-    session row checks the revision (and locks the row, so appends to one
-    session serialize), then the event row is inserted. So among appends that
-    wrote the same key, event ``pk`` order is commit order. A refused append
-    raises, and the caller's rollback undoes the state rows. Returns the new
-    (revision, update_time); raises ``EventAlreadyStored`` for a retry.
+    The conditional UPDATE of the session row checks the revision (and locks
+    the row, so appends to one session serialize); the state rows are written
+    before the event row, so among appends that wrote the same key, event
+    ``pk`` order is commit order. A refused append raises (and the caller's
+    rollback undoes anything written). On PostgreSQL it is one statement
+    (``single_statement_on``), run without a transaction around it. Returns
+    the new (revision, update_time); raises ``EventAlreadyStored`` for a retry.
     """
     revision = held_revision + 1
     params = {
@@ -567,8 +580,22 @@ def append_event(
     if connection.dialect.driver == "pysqlite":
         stored = _append_through_sqlite3(connection, params, event_row, rows)
     elif connection.dialect.name == "postgresql":
-        _upsert(connection, state, rows, "value")
-        stored = connection.execute(_BUMP_AND_INSERT_EVENT, params).rowcount == 1
+        columns = ("scope", "user_id", "session_id", "key")
+        arrays = {name: [row[name] for row in rows] for name in columns}
+        stored = (
+            connection.execute(
+                _POSTGRES_APPEND,
+                {
+                    **params,
+                    "scopes": arrays["scope"],
+                    "owner_users": arrays["user_id"],
+                    "owner_sessions": arrays["session_id"],
+                    "keys": arrays["key"],
+                    "values": [json.dumps(row["value"]) for row in rows],
+                },
+            ).rowcount
+            == 1
+        )
     else:
         _upsert(connection, state, rows, "value")
         stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
@@ -577,6 +604,9 @@ def append_event(
     if not stored:
         _explain_refused_append(connection, key, held_revision, event.id, raw)
     return revision, max(held_update_time, event.timestamp)
+
+
+append_event.single_statement_on = frozenset({"postgresql"})  # type: ignore[attr-defined]
 
 
 def stored_event(connection: Connection, key: SessionKey, event_id: str) -> str | None:
