@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import abc
+import uuid
 from typing import Any
 
 from cairn.errors import EventTooLargeError, InvalidEventError
 from cairn.events.event import Event
-from cairn.events.json_values import check_json_state
+from cairn.events.json_values import check_json_state, copy_json
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.paging import Direction, EventPage, SessionPage
+from cairn.sessions.scopes import without_temp
 from cairn.sessions.session import Session
 
 DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
@@ -32,6 +34,17 @@ def encode_event(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
         if size > max_bytes:
             raise EventTooLargeError(event_id=event.id, size=size, limit=max_bytes)
     return encoded
+
+
+def new_session_identity(
+    session_id: str | None, state: dict[str, Any] | None
+) -> tuple[str, dict[str, Any]]:
+    """The id a new session gets (stripped, or a fresh uuid) and its initial state to store:
+    a plain-JSON copy without ``temp:`` keys (InvalidStateValueError naming a bad key)."""
+    session_id = (session_id or "").strip() or str(uuid.uuid4())
+    initial = without_temp(dict(state or {}))
+    check_json_state(initial, where=f"the initial state of session {session_id!r}")
+    return session_id, copy_json(initial)
 
 
 class BaseSessionService(abc.ABC):

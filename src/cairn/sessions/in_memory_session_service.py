@@ -5,7 +5,6 @@ from __future__ import annotations
 import bisect
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,11 +15,12 @@ from cairn.errors import (
     StaleSessionError,
 )
 from cairn.events.event import Event
-from cairn.events.json_values import check_json_state, copy_json
+from cairn.events.json_values import copy_json
 from cairn.sessions.base_session_service import (
     DEFAULT_MAX_EVENT_BYTES,
     BaseSessionService,
     encode_event,
+    new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.paging import (
@@ -30,8 +30,9 @@ from cairn.sessions.paging import (
     check_limit,
     decode_cursor,
     encode_cursor,
+    next_sessions_cursor,
 )
-from cairn.sessions.scopes import merge_scopes, split_by_scope, stored_form, without_temp
+from cairn.sessions.scopes import merge_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
 
 
@@ -127,10 +128,7 @@ class InMemorySessionService(BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        session_id = (session_id or "").strip() or str(uuid.uuid4())
-        initial = without_temp(dict(state or {}))
-        check_json_state(initial, where=f"the initial state of session {session_id!r}")
-        initial = copy_json(initial)
+        session_id, initial = new_session_identity(session_id, state)
         scoped = split_by_scope(initial)
         with self._lock:
             if self._find(app_name, user_id, session_id) is not None:
@@ -182,15 +180,7 @@ class InMemorySessionService(BaseSessionService):
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
         with self._lock:
-            if user_id is None:
-                found = [
-                    s
-                    for (app, _), by_id in self._sessions.items()
-                    if app == app_name
-                    for s in by_id.values()
-                ]
-            else:
-                found = list(self._sessions.get((app_name, user_id), {}).values())
+            found = self._sessions_of(app_name, user_id)
             found.sort(key=lambda s: (s.last_update_time, s.id))
             return ListSessionsResponse(sessions=[self._snapshot(s, []) for s in found])
 
@@ -284,11 +274,8 @@ class InMemorySessionService(BaseSessionService):
                 ordered = [s for s in ordered if (s.last_update_time, s.user_id, s.id) < position]
             page = ordered[:limit]
             sessions = [self._snapshot(s, []) for s in page]
-        next_cursor = None
-        if len(ordered) > limit:
-            last = page[-1]
-            next_cursor = encode_cursor("sessions", [last.last_update_time, last.user_id, last.id])
-        return SessionPage(sessions=sessions, next_cursor=next_cursor)
+        more = len(ordered) > limit
+        return SessionPage(sessions=sessions, next_cursor=next_sessions_cursor(sessions, more))
 
     async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
         with self._lock:

@@ -59,3 +59,11 @@ def decode_cursor(kind: str, cursor: str) -> list[Any]:
 def check_limit(limit: int, maximum: int = 1000) -> None:
     if not 1 <= limit <= maximum:
         raise ValueError(f"limit must be between 1 and {maximum}; got {limit}")
+
+
+def next_sessions_cursor(page: list[Session], more: bool) -> str | None:
+    """The cursor after the last session of a page (None when nothing follows)."""
+    if not more or not page:
+        return None
+    last = page[-1]
+    return encode_cursor("sessions", [last.last_update_time, last.user_id, last.id])

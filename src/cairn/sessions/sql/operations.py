@@ -27,6 +27,7 @@ from sqlalchemy import (
     select,
     text,
     tuple_,
+    union_all,
     update,
 )
 from sqlalchemy.exc import IntegrityError
@@ -144,79 +145,64 @@ def _merged_states(
     connection: Connection,
     app_name: str,
     owners: Sequence[tuple[str, str]],
-    user_id: str | None,
+    user_id: str | None = None,
     whole_app: bool = False,
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """The merged state of each (user_id, session_id) in ``owners``, from one query.
 
-    The query reads the app's rows plus: every row of ``user_id`` if given,
-    every row of the app if ``whole_app``, else just the owners' rows.
+    By default the query is a UNION ALL of primary-key ranges (the app's rows,
+    the owners' users' rows, each user's listed sessions), so its cost does
+    not depend on the planner's statistics. ``user_id`` reads all of that
+    user's rows instead, ``whole_app`` all of the app's (ADK's full listing).
     """
-    wanted: ColumnElement[bool]
+    columns = (state.c.scope, state.c.user_id, state.c.session_id, state.c.key, state.c.value)
+    in_app = state.c.app_name == app_name
+    query: Any
     if whole_app:
-        wanted = state.c.app_name == app_name
+        query = select(*columns).where(in_app)
     elif user_id is not None:
-        wanted = or_(state.c.scope == APP_SCOPE, state.c.user_id == user_id)
+        query = select(*columns).where(
+            in_app, or_(state.c.scope == APP_SCOPE, state.c.user_id == user_id)
+        )
     else:
-        # One index range per scope and user: (app, scope, user, session IN ...).
-        by_owner: dict[str, list[str]] = {}
+        by_user: dict[str, list[str]] = {}
         for owner_user, owner_session in owners:
-            by_owner.setdefault(owner_user, []).append(owner_session)
-        wanted = or_(
-            state.c.scope == APP_SCOPE,
-            and_(state.c.scope == USER_SCOPE, state.c.user_id.in_(sorted(by_owner))),
+            by_user.setdefault(owner_user, []).append(owner_session)
+        parts = [
+            select(*columns).where(in_app, state.c.scope == APP_SCOPE),
+            select(*columns).where(
+                in_app, state.c.scope == USER_SCOPE, state.c.user_id.in_(sorted(by_user))
+            ),
             *(
-                and_(
+                select(*columns).where(
+                    in_app,
                     state.c.scope == SESSION_SCOPE,
                     state.c.user_id == owner_user,
                     state.c.session_id.in_(owned),
                 )
-                for owner_user, owned in by_owner.items()
+                for owner_user, owned in by_user.items()
             ),
-        )
+        ]
+        query = union_all(*parts)
     app: dict[str, Any] = {}
-    by_user: dict[str, dict[str, Any]] = {}
-    by_session: dict[tuple[str, str], dict[str, Any]] = {}
-    rows = connection.execute(
-        select(state.c.scope, state.c.user_id, state.c.session_id, state.c.key, state.c.value)
-        .where(state.c.app_name == app_name)
-        .where(wanted)
-    )
-    for scope, owner_user, owner_session, name, value in rows:
+    users: dict[str, dict[str, Any]] = {}
+    sessions_state: dict[tuple[str, str], dict[str, Any]] = {}
+    for scope, owner_user, owner_session, name, value in connection.execute(query):
         if scope == APP_SCOPE:
             app[name] = value
         elif scope == USER_SCOPE:
-            by_user.setdefault(owner_user, {})[name] = value
+            users.setdefault(owner_user, {})[name] = value
         else:
-            by_session.setdefault((owner_user, owner_session), {})[name] = value
+            sessions_state.setdefault((owner_user, owner_session), {})[name] = value
     return {
-        owner: merge_scopes(app, by_user.get(owner[0], {}), by_session.get(owner, {}))
+        owner: merge_scopes(app, users.get(owner[0], {}), sessions_state.get(owner, {}))
         for owner in owners
     }
 
 
 def _state_of(connection: Connection, key: SessionKey) -> dict[str, Any]:
-    pair = (key[1], key[2])
-    rows = connection.execute(
-        select(state.c.scope, state.c.key, state.c.value).where(
-            state.c.app_name == key[0],
-            or_(
-                state.c.scope == APP_SCOPE,
-                and_(state.c.scope == USER_SCOPE, state.c.user_id == key[1]),
-                and_(
-                    state.c.scope == SESSION_SCOPE,
-                    state.c.user_id == pair[0],
-                    state.c.session_id == pair[1],
-                ),
-            ),
-        )
-    )
-    app: dict[str, Any] = {}
-    user: dict[str, Any] = {}
-    own: dict[str, Any] = {}
-    for scope, name, value in rows:
-        (app if scope == APP_SCOPE else user if scope == USER_SCOPE else own)[name] = value
-    return merge_scopes(app, user, own)
+    owner = (key[1], key[2])
+    return _merged_states(connection, key[0], [owner])[owner]
 
 
 def _decode(raw: Iterable[str]) -> list[Event]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import abc
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -16,11 +15,11 @@ from cairn.errors import (
     SessionNotFoundError,
 )
 from cairn.events.event import Event
-from cairn.events.json_values import check_json_state
 from cairn.sessions.base_session_service import (
     DEFAULT_MAX_EVENT_BYTES,
     BaseSessionService,
     encode_event,
+    new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.paging import (
@@ -30,8 +29,9 @@ from cairn.sessions.paging import (
     check_limit,
     decode_cursor,
     encode_cursor,
+    next_sessions_cursor,
 )
-from cairn.sessions.scopes import split_by_scope, stored_form, without_temp
+from cairn.sessions.scopes import split_by_scope, stored_form
 from cairn.sessions.session import Session
 from cairn.sessions.sql import operations as ops
 
@@ -57,10 +57,8 @@ class SqlSessionStore(BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        session_id = (session_id or "").strip() or str(uuid.uuid4())
+        session_id, initial = new_session_identity(session_id, state)
         ops.check_names(app_name, user_id, session_id)
-        initial = without_temp(dict(state or {}))
-        check_json_state(initial, where=f"the initial state of session {session_id!r}")
         key = (app_name, user_id, session_id)
         rows = ops.state_rows(key, split_by_scope(initial))
         try:
@@ -114,11 +112,7 @@ class SqlSessionStore(BaseSessionService):
         page, more = await self._transaction(
             ops.list_sessions_page, app_name, user_id, limit, after, write=False
         )
-        next_cursor = None
-        if more:
-            last = page[-1]
-            next_cursor = encode_cursor("sessions", [last.last_update_time, last.user_id, last.id])
-        return SessionPage(sessions=page, next_cursor=next_cursor)
+        return SessionPage(sessions=page, next_cursor=next_sessions_cursor(page, more))
 
     async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
         return await self._transaction(ops.count_sessions, app_name, user_id, write=False)
