@@ -141,6 +141,36 @@ def _build_upsert(dialect: str, table: Any, columns: tuple[str, ...]) -> Any:
     return statement
 
 
+# PostgreSQL: the state of many sessions, one primary-key lookup per user and per session. The
+# LATERAL subqueries (kept apart by OFFSET 0) make the plan the same with or without table
+# statistics; a plain `session_id IN (...)` is a filter over all of a user's rows until the
+# table is analyzed.
+_POSTGRES_STATES_OF = text(
+    """
+SELECT scope, user_id, session_id, key, value FROM cairn_state
+WHERE app_name = :app AND scope = 'a'
+UNION ALL
+SELECT u.scope, u.user_id, u.session_id, u.key, u.value
+FROM unnest(CAST(:users AS text[])) AS owner(user_id)
+CROSS JOIN LATERAL (
+    SELECT scope, user_id, session_id, key, value FROM cairn_state
+    WHERE app_name = :app AND scope = 'u' AND user_id = owner.user_id AND session_id = ''
+    OFFSET 0
+) AS u
+UNION ALL
+SELECT s.scope, s.user_id, s.session_id, s.key, s.value
+FROM unnest(CAST(:owner_users AS text[]), CAST(:owner_sessions AS text[]))
+    AS owner(user_id, session_id)
+CROSS JOIN LATERAL (
+    SELECT scope, user_id, session_id, key, value FROM cairn_state
+    WHERE app_name = :app AND scope = 's' AND user_id = owner.user_id
+      AND session_id = owner.session_id
+    OFFSET 0
+) AS s
+"""
+).columns(state.c.scope, state.c.user_id, state.c.session_id, state.c.key, state.c.value)
+
+
 def _merged_states(
     connection: Connection,
     app_name: str,
@@ -163,6 +193,13 @@ def _merged_states(
     elif user_id is not None:
         query = select(*columns).where(
             in_app, or_(state.c.scope == APP_SCOPE, state.c.user_id == user_id)
+        )
+    elif connection.dialect.name == "postgresql" and len(owners) > 1:
+        query = _POSTGRES_STATES_OF.bindparams(
+            app=app_name,
+            users=sorted({user for user, _ in owners}),
+            owner_users=[user for user, _ in owners],
+            owner_sessions=[session for _, session in owners],
         )
     else:
         by_user: dict[str, list[str]] = {}
