@@ -24,6 +24,7 @@ from cairn import (
     ResumabilityConfig,
     RunConfig,
     Runner,
+    SessionBusyError,
     SessionNotFoundError,
 )
 
@@ -399,3 +400,26 @@ async def test_the_runner_loads_only_the_window_the_agent_reads() -> None:
     assert agent.seen[-1][1] == {"user:tier": "gold", "n": 4}
     session = await runner.session_service.get_session(app_name="demo", user_id="u", session_id="s")
     assert session is not None and len(session.events) == 10 and session.state["n"] == 5
+
+
+class Sleeper(BaseAgent):
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        await asyncio.sleep(0.2)
+        yield Event(content=text("done", "model"))
+
+
+async def test_run_config_chooses_whether_a_busy_session_waits() -> None:
+    runner = InMemoryRunner(agent=Sleeper(name="sleeper"), app_name="demo")
+    await runner.session_service.create_session(app_name="demo", user_id="u", session_id="s")
+    first = asyncio.create_task(collect(runner, user_id="u", session_id="s", new_message=text("a")))
+    await asyncio.sleep(0.05)
+    with pytest.raises(SessionBusyError, match=r"'s'.*busy: invocation 'e-"):
+        await collect(runner, user_id="u", session_id="s", new_message=text("b"))
+    waited = await collect(
+        runner,
+        user_id="u",
+        session_id="s",
+        new_message=text("c"),
+        run_config=RunConfig(session_busy_timeout=5),
+    )
+    assert texts(waited) == ["done"] and first.done()

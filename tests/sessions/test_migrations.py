@@ -85,6 +85,16 @@ async def test_damaged_tables_are_refused_naming_the_column(tmp_path: Path) -> N
         await SqliteSessionService(path).get_session(app_name="a", user_id="u", session_id="s")
 
 
+async def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database" * 100)
+    store = SqliteSessionService(path)
+    with pytest.raises(SchemaError, match=r"notes.db is not a SQLite database"):
+        await store.get_session(app_name="a", user_id="u", session_id="s")
+    assert path.read_bytes() == b"these are my notes, not a database" * 100
+    await store.close()
+
+
 async def test_data_survives_reopening_and_is_readable_by_both_sqlite_stores(
     tmp_path: Path,
 ) -> None:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DatabaseError
 from sqlalchemy.pool import SingletonThreadPool
 
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
@@ -19,7 +20,7 @@ from cairn.sessions.sql.engines import (
     UnsupportedStoreUrlError,
     install_sqlite_settings,
 )
-from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
+from cairn.sessions.sql.migrate import MigrationReport, SchemaError, upgrade_schema
 from cairn.sessions.sql.store import SqlSessionStore
 
 T = TypeVar("T")
@@ -133,7 +134,16 @@ class SqliteSessionService(SqlSessionStore):
     async def _transaction(self, operation: Callable[..., T], *args: Any, write: bool) -> T:
         loop = asyncio.get_running_loop()
         begin = "BEGIN IMMEDIATE" if write else "BEGIN"
-        return await loop.run_in_executor(self._executor, self._run, operation, args, begin)
+        try:
+            return await loop.run_in_executor(self._executor, self._run, operation, args, begin)
+        except DatabaseError as exc:
+            if "not a database" in str(exc.orig) or "malformed" in str(exc.orig):
+                raise SchemaError(
+                    f"{self.path} is not a SQLite database, or it is damaged "
+                    f"({exc.orig}). Point the store at another file, or restore this one "
+                    "from a backup."
+                ) from exc
+            raise
 
     def _close_on_thread(self) -> None:
         if self._connection is not None:
