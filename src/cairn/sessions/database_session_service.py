@@ -20,6 +20,7 @@ from cairn.sessions.sql.engines import (
     describe,
     install_sqlite_settings,
     is_retryable,
+    ping_idle_connections,
 )
 from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
 from cairn.sessions.sql.store import SqlSessionStore
@@ -45,14 +46,15 @@ class DatabaseSessionService(SqlSessionStore):
     ``mysql+aiomysql://`` (MySQL and MariaDB) or ``sqlite+aiosqlite://``
     (``postgresql://``, ``mysql://`` and ``sqlite://`` pick those drivers); or
     pass a ready ``db_engine``. Extra keyword arguments go to
-    ``create_async_engine`` (pool size, ``connect_args``, ...). A pooled
-    connection found dead (say, after a server restart) is discarded with the
-    rest of the pool: a read is then retried once on a fresh connection, a
-    write fails with ``StoreUnavailableError`` (nothing half-written) and the
-    next call reconnects. ``pool_pre_ping=True`` checks every connection before
-    use instead, at the cost of a round trip per call. The schema is created
-    or migrated in place on first use. Use ``async with`` or ``close()`` to
-    release the pool.
+    ``create_async_engine`` (pool size, ``connect_args``, ...). Connections
+    are pooled; one that sat unused for 2 seconds is pinged before use and
+    replaced if dead (say, after a server restart), so a busy pool pays no
+    ping. If a connection dies in use anyway, the pool is discarded: a read is
+    retried once on a fresh connection, a write fails with
+    ``StoreUnavailableError`` (nothing half-written) and the next call
+    reconnects. ``pool_pre_ping=True`` pings every connection before every use
+    instead. The schema is created or migrated in place on first use. Use
+    ``async with`` or ``close()`` to release the pool.
     """
 
     def __init__(
@@ -90,6 +92,8 @@ class DatabaseSessionService(SqlSessionStore):
         if found is not None:
             return found
         engine = self._given_engine or self._create_engine()
+        if engine is not self._given_engine and not self._engine_kwargs.get("pool_pre_ping"):
+            ping_idle_connections(engine.sync_engine)
         dialect = engine.dialect.name
         if dialect == "sqlite":
             if engine is not self._given_engine or not self._engines:

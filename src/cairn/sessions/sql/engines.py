@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal
 
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, DisconnectionError
 
 from cairn.errors import CairnError
 
@@ -114,3 +115,32 @@ def is_retryable(exc: BaseException) -> bool:
     if not isinstance(exc, DBAPIError):
         return False
     return _driver_error_code(exc) in {"40P01", "40001", 1213, 1205}
+
+
+IDLE_PING_AFTER = 2.0
+"""Seconds a pooled connection may sit unused before it is pinged when checked out."""
+
+
+def ping_idle_connections(engine: Engine, idle_after: float = IDLE_PING_AFTER) -> None:
+    """Pre-ping, but only connections that sat in the pool for ``idle_after`` seconds.
+
+    A connection in steady use needs no ping (and a ping is a round trip per
+    call); one that sat idle may have been cut by a server restart or a
+    firewall, and is tested first. A dead one is replaced transparently.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["cairn_checked_in"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        checked_in = record.info.get("cairn_checked_in")
+        if checked_in is None or time.monotonic() - checked_in < idle_after:
+            return
+        try:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("SELECT 1")
+            cursor.close()
+        except Exception as exc:
+            raise DisconnectionError(f"idle pooled connection is dead: {exc}") from exc
