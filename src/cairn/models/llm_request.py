@@ -1,0 +1,85 @@
+"""What an agent sends to a model: contents, system instruction, tools, settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class LlmRequest(BaseModel):
+    """A model call: the conversation as this agent sees it, plus its configuration.
+
+    ``config.system_instruction`` carries the instructions, ``config.tools``
+    the function declarations; ``tools_dict`` maps each declared name to the
+    tool object that runs it (never sent to the model).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    model: str | None = None
+    contents: list[types.Content] = Field(default_factory=list)
+    config: types.GenerateContentConfig = Field(default_factory=types.GenerateContentConfig)
+    tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    def append_instructions(self, instructions: list[str]) -> None:
+        """Add paragraphs to the system instruction (joined with blank lines)."""
+        text = "\n\n".join(i for i in instructions if i)
+        if not text:
+            return
+        current = self.config.system_instruction
+        if current is None:
+            self.config.system_instruction = text
+        elif isinstance(current, str):
+            self.config.system_instruction = f"{current}\n\n{text}"
+        else:
+            raise TypeError(
+                "append_instructions needs the system instruction to be text; this request "
+                f"holds a {type(current).__name__}"
+            )
+
+    @property
+    def system_instruction_text(self) -> str:
+        """The system instruction as plain text ('' when there is none)."""
+        instruction = self.config.system_instruction
+        if instruction is None:
+            return ""
+        if isinstance(instruction, str):
+            return instruction
+        if isinstance(instruction, types.Content):
+            return "".join(p.text or "" for p in instruction.parts or [])
+        return str(instruction)
+
+    def append_tools(self, tools: list[Any]) -> None:
+        """Declare tools (objects with ``name`` and ``declaration()``) to the model."""
+        declarations = []
+        for tool in tools:
+            declaration = tool.declaration()
+            if declaration is None:
+                continue
+            if tool.name in self.tools_dict:
+                raise ValueError(
+                    f"two tools are named {tool.name!r}; tool names must be unique within an "
+                    "agent (rename one, or give the FunctionTool a name=...)"
+                )
+            self.tools_dict[tool.name] = tool
+            declarations.append(declaration)
+        if not declarations:
+            return
+        if self.config.tools is None:
+            self.config.tools = []
+        for tool_entry in self.config.tools:
+            if isinstance(tool_entry, types.Tool) and tool_entry.function_declarations is not None:
+                tool_entry.function_declarations.extend(declarations)
+                return
+        self.config.tools.append(types.Tool(function_declarations=declarations))
+
+    @property
+    def function_declarations(self) -> list[types.FunctionDeclaration]:
+        """Every function declaration in the request, in order."""
+        found: list[types.FunctionDeclaration] = []
+        for tool_entry in self.config.tools or []:
+            if isinstance(tool_entry, types.Tool):
+                found.extend(tool_entry.function_declarations or [])
+        return found
