@@ -5,10 +5,12 @@ Everyday names are importable from here; each also lives in its layer's package
 """
 
 from cairn.agents import (
+    Agent,
     BaseAgent,
     CallbackContext,
     Context,
     InvocationContext,
+    LlmAgent,
     RunConfig,
     StreamingMode,
     ToolContext,
@@ -31,6 +33,7 @@ from cairn.errors import (
     StoreUnavailableError,
 )
 from cairn.events import Event, EventActions, EventCompaction, NodeInfo, ToolConfirmation
+from cairn.models import BaseLlm, LlmRequest, LlmResponse
 from cairn.plugins import BasePlugin
 from cairn.runners import InMemoryRunner, Runner
 from cairn.sessions import (
@@ -45,15 +48,19 @@ from cairn.sessions import (
     SqliteSessionService,
     State,
 )
+from cairn.tools import BaseTool, FunctionTool, LongRunningFunctionTool
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agent",
     "AlreadyExistsError",
     "App",
     "BaseAgent",
+    "BaseLlm",
     "BasePlugin",
     "BaseSessionService",
+    "BaseTool",
     "CairnError",
     "CallbackContext",
     "Context",
@@ -65,6 +72,7 @@ __all__ = [
     "EventPage",
     "EventTooLargeError",
     "EventsCompactionConfig",
+    "FunctionTool",
     "GetSessionConfig",
     "InMemoryRunner",
     "InMemorySessionService",
@@ -75,6 +83,10 @@ __all__ = [
     "InvocationNotFoundError",
     "LimitExceededError",
     "ListSessionsResponse",
+    "LlmAgent",
+    "LlmRequest",
+    "LlmResponse",
+    "LongRunningFunctionTool",
     "NodeInfo",
     "ResumabilityConfig",
     "RunConfig",

@@ -3,13 +3,16 @@
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import CallbackContext, Context, ToolContext
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.llm_agent import Agent, LlmAgent
 from cairn.agents.run_config import RunConfig, StreamingMode
 
 __all__ = [
+    "Agent",
     "BaseAgent",
     "CallbackContext",
     "Context",
     "InvocationContext",
+    "LlmAgent",
     "RunConfig",
     "StreamingMode",
     "ToolContext",

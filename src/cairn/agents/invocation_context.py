@@ -34,6 +34,8 @@ class InvocationFlags:
     """Control flags shared by every agent's view of one invocation."""
 
     end_invocation: bool = False
+    llm_calls: int = 0
+    """Model calls made so far in this invocation (bounded by RunConfig.max_llm_calls)."""
 
 
 def new_invocation_id() -> str:

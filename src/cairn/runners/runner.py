@@ -12,6 +12,8 @@ from google.genai import types
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.llm_agent import LlmAgent
+from cairn.agents.routing import find_agent_to_run
 from cairn.agents.run_config import RunConfig
 from cairn.apps.app import App
 from cairn.errors import InvocationNotFoundError, SessionNotFoundError
@@ -177,9 +179,22 @@ class Runner:
                 await self.session_service.append_event(session, user_event)
                 if yield_user_message:
                     yield user_event
+            ctx.agent = self._agent_to_run(session)
             async for event in self._drive(ctx):
                 yield event
             await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
+
+    def _agent_to_run(self, session: Session) -> BaseAgent:
+        """The root agent; for a root LlmAgent (chat mode), the agent that holds the chat."""
+        if not isinstance(self.agent, LlmAgent):
+            return self.agent
+        if self.agent.mode not in (None, "chat"):
+            raise ValueError(
+                f"the root agent {self.agent.name!r} has mode={self.agent.mode!r}; a root "
+                "LlmAgent must be a chat agent (mode='chat' or unset). Use task and "
+                "single_turn agents as sub-agents."
+            )
+        return find_agent_to_run(session.events, self.agent)
 
     async def _user_event(
         self,
@@ -210,7 +225,7 @@ class Runner:
             event = Event(invocation_id=ctx.invocation_id, author="model", content=early_reply)
             yield await self._commit(ctx, event)
             return
-        agent_events = self.agent.run_async(ctx)
+        agent_events = ctx.agent.run_async(ctx)
         try:
             async for event in agent_events:
                 yield await self._commit(ctx, event)

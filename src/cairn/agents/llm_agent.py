@@ -1,0 +1,414 @@
+"""LlmAgent (alias Agent): a model that talks, calls tools and hands over to other agents."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, Literal
+
+from google.genai import types
+from pydantic import BaseModel, Field, ValidationError
+
+from cairn.agents.base_agent import BaseAgent
+from cairn.agents.contents import build_contents
+from cairn.agents.context import Context
+from cairn.agents.instructions import inject_session_state
+from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.run_config import StreamingMode
+from cairn.events.event import Event
+from cairn.events.event_actions import EventActions
+from cairn.events.llm_response_fields import LlmResponseFields
+from cairn.models.base_llm import BaseLlm
+from cairn.models.llm_request import LlmRequest
+from cairn.models.llm_response import LlmResponse
+from cairn.models.registry import LLMRegistry
+from cairn.tools.base_tool import BaseTool, BaseToolset
+from cairn.tools.function_tool import FunctionTool, to_json_result
+
+logger = logging.getLogger(__name__)
+
+Mode = Literal["chat", "task", "single_turn"]
+InstructionProvider = Callable[[Context], "str | Awaitable[str]"]
+ToolUnion = Callable[..., Any] | BaseTool | BaseToolset
+ModelCallback = Callable[..., Any]
+ToolCallback = Callable[..., Any]
+
+TRANSFER_TOOL = "transfer_to_agent"
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _first_answer(callbacks: Any, **kwargs: Any) -> Any:
+    """Call each callback in order; the first non-None result short-circuits."""
+    if callbacks is None:
+        return None
+    for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
+        result = await _maybe_await(callback(**kwargs))
+        if result is not None:
+            return result
+    return None
+
+
+def transfer_to_agent(agent_name: str, tool_context: Context) -> dict[str, str]:
+    """Hand the conversation to another agent that is better suited to answer.
+
+    Args:
+        agent_name: the name of the agent to transfer to.
+    """
+    tool_context.actions.transfer_to_agent = agent_name
+    return {"transferred_to": agent_name}
+
+
+class LlmAgent(BaseAgent):
+    """An agent driven by a model.
+
+    Each step builds an ``LlmRequest`` from the session history as this agent
+    sees it, calls the model, commits its reply, runs the function calls it
+    asked for (concurrently) and commits their results, until the model gives
+    a final answer, hands over with ``transfer_to_agent``, or waits on a
+    long-running tool.
+    """
+
+    model: str | BaseLlm = ""
+    """A model string (``gemini-2.5-flash``, ``openai/gpt-4o-mini``, ``anthropic/...``) or a
+    ``BaseLlm``; empty inherits the parent agent's."""
+    instruction: str | InstructionProvider = ""
+    global_instruction: str | InstructionProvider = ""
+    static_instruction: str | None = None
+    tools: list[Any] = Field(default_factory=list)
+    generate_content_config: types.GenerateContentConfig | None = None
+    disallow_transfer_to_parent: bool = False
+    disallow_transfer_to_peers: bool = False
+    include_contents: Literal["default", "none"] = "default"
+    input_schema: type[BaseModel] | None = None
+    output_schema: type[BaseModel] | None = None
+    output_key: str | None = None
+    mode: Mode | None = None
+    before_model_callback: ModelCallback | list[ModelCallback] | None = None
+    after_model_callback: ModelCallback | list[ModelCallback] | None = None
+    on_model_error_callback: ModelCallback | list[ModelCallback] | None = None
+    before_tool_callback: ToolCallback | list[ToolCallback] | None = None
+    after_tool_callback: ToolCallback | list[ToolCallback] | None = None
+    on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
+
+    # -- configuration ----------------------------------------------------------------------
+    @property
+    def canonical_model(self) -> BaseLlm:
+        """The model instance this agent calls (its own, or the nearest ancestor's)."""
+        agent: BaseAgent | None = self
+        while agent is not None:
+            model = getattr(agent, "model", "")
+            if isinstance(model, BaseLlm):
+                return model
+            if model:
+                return LLMRegistry.new_llm(model)
+            agent = agent.parent_agent
+        raise ValueError(
+            f"agent {self.name!r} has no model and none of its ancestors has one; pass "
+            "model='gemini-2.5-flash' (or another model string, or a BaseLlm) to LlmAgent"
+        )
+
+    def _transfer_targets(self) -> list[BaseAgent]:
+        targets: list[BaseAgent] = list(self.sub_agents)
+        parent = self.parent_agent
+        if parent is not None and not self.disallow_transfer_to_parent:
+            targets.append(parent)
+        if parent is not None and not self.disallow_transfer_to_peers:
+            targets.extend(peer for peer in parent.sub_agents if peer is not self)
+        return targets
+
+    async def _resolved_tools(self, ctx: Context) -> list[BaseTool]:
+        tools: list[BaseTool] = []
+        for entry in self.tools:
+            if isinstance(entry, BaseTool):
+                tools.append(entry)
+            elif isinstance(entry, BaseToolset):
+                tools.extend(
+                    tool for tool in await entry.get_tools(ctx) if entry._is_selected(tool, ctx)
+                )
+            elif callable(entry):
+                tools.append(FunctionTool(entry))
+            else:
+                raise TypeError(
+                    f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
+                    "functions, BaseTool or BaseToolset instances"
+                )
+        if self._transfer_targets():
+            tools.append(FunctionTool(transfer_to_agent))
+        return tools
+
+    async def _instruction_text(self, value: Any, ctx: Context) -> str:
+        if callable(value):
+            return str(await _maybe_await(value(ctx)))
+        if not value:
+            return ""
+        return await inject_session_state(str(value), ctx, agent_name=self.name)
+
+    async def _build_request(self, ctx: InvocationContext, tools: list[BaseTool]) -> LlmRequest:
+        readonly = Context(ctx)
+        model = self.canonical_model
+        config = (
+            self.generate_content_config.model_copy(deep=True)
+            if self.generate_content_config
+            else types.GenerateContentConfig()
+        )
+        request = LlmRequest(model=model.model, config=config)
+        root = self.root_agent
+        instructions = []
+        if self.static_instruction:
+            instructions.append(self.static_instruction)
+        if isinstance(root, LlmAgent) and root.global_instruction:
+            instructions.append(await root._instruction_text(root.global_instruction, readonly))
+        instructions.append(await self._instruction_text(self.instruction, readonly))
+        targets = self._transfer_targets()
+        if targets:
+            listing = "\n".join(
+                f"- {t.name}: {t.description or '(no description)'}" for t in targets
+            )
+            instructions.append(
+                f"You are agent {self.name!r}. If another agent is better suited to answer, "
+                f"call transfer_to_agent with its name. Agents you can transfer to:\n{listing}"
+            )
+        request.append_instructions(instructions)
+        for tool in tools:
+            await tool.process_llm_request(tool_context=readonly, llm_request=request)
+        if self.output_schema is not None and not tools:
+            request.config.response_mime_type = "application/json"
+            request.config.response_json_schema = self.output_schema.model_json_schema()
+        request.contents = build_contents(
+            ctx.session.events,
+            agent_name=self.name,
+            branch=ctx.branch,
+            invocation_id=ctx.invocation_id if self.include_contents == "none" else None,
+        )
+        return request
+
+    # -- the loop -----------------------------------------------------------------------------
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        while True:
+            final: Event | None = None
+            async for event in self._step(ctx):
+                yield event
+                final = event
+            if final is None or ctx.end_invocation:
+                return
+            actions = final.actions
+            if actions.transfer_to_agent:
+                target = self.root_agent.find_agent(actions.transfer_to_agent)
+                if target is None or target is self:
+                    return
+                async for event in target.run_async(ctx):
+                    yield event
+                return
+            if final.is_final_response() or final.partial:
+                return
+
+    async def _step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """One model call and, if it asked for any, the function calls it made."""
+        limit = ctx.run_config.max_llm_calls
+        if ctx.flags.llm_calls >= limit:
+            yield Event(
+                author=self.name,
+                error_code="MAX_LLM_CALLS_EXCEEDED",
+                error_message=(
+                    f"agent {self.name!r} stopped: the invocation reached "
+                    f"RunConfig.max_llm_calls={limit} model calls. Raise the limit, or check why "
+                    "the model keeps calling tools without answering."
+                ),
+            )
+            return
+        tool_context = Context(ctx)
+        tools = await self._resolved_tools(tool_context)
+        request = await self._build_request(ctx, tools)
+        callback_context = Context(ctx)
+        response = await _first_answer(
+            self.before_model_callback, callback_context=callback_context, llm_request=request
+        )
+        responses: list[LlmResponse] = []
+        if response is not None:
+            responses = [response]
+        else:
+            ctx.flags.llm_calls += 1
+            stream = ctx.run_config.streaming_mode == StreamingMode.SSE
+            try:
+                async for chunk in self.canonical_model.generate_content_async(request, stream):
+                    if chunk.partial:
+                        yield self._event_from(ctx, chunk, EventActions())
+                    else:
+                        responses.append(chunk)
+            except Exception as error:
+                handled = await _first_answer(
+                    self.on_model_error_callback,
+                    callback_context=callback_context,
+                    llm_request=request,
+                    error=error,
+                )
+                if handled is None:
+                    logger.exception("model call of agent %r failed", self.name)
+                    yield Event(
+                        author=self.name,
+                        error_code=type(error).__name__,
+                        error_message=f"the model call of agent {self.name!r} failed: {error}",
+                        actions=callback_context.actions,
+                    )
+                    return
+                responses = [handled]
+        for model_response in responses:
+            replaced = await _first_answer(
+                self.after_model_callback,
+                callback_context=callback_context,
+                llm_response=model_response,
+            )
+            event = self._event_from(ctx, replaced or model_response, callback_context.actions)
+            callback_context = Context(ctx)
+            calls = event.get_function_calls()
+            for call in calls:
+                call.id = call.id or f"cairn-{uuid.uuid4()}"
+            long_running = {
+                call.id for call in calls if call.id and self._is_long_running(tools, call.name)
+            }
+            if long_running:
+                event.long_running_tool_ids = long_running
+            if not calls and event.is_final_response():
+                self._record_output(event)
+            yield event
+            if calls:
+                response_event = await self._run_calls(ctx, calls, tools)
+                if response_event is not None:
+                    yield response_event
+
+    def _is_long_running(self, tools: list[BaseTool], name: str | None) -> bool:
+        return any(tool.name == name and tool.is_long_running for tool in tools)
+
+    def _event_from(
+        self, ctx: InvocationContext, response: LlmResponse, actions: EventActions
+    ) -> Event:
+        fields = {name: getattr(response, name) for name in LlmResponseFields.model_fields}
+        return Event(
+            **fields,
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            actions=actions,
+        )
+
+    def _record_output(self, event: Event) -> None:
+        if not self.output_key and not self.output_schema:
+            return
+        text = "".join(
+            part.text or ""
+            for part in (event.content.parts if event.content and event.content.parts else [])
+            if not part.thought
+        )
+        value: Any = text
+        if self.output_schema is not None:
+            try:
+                value = self.output_schema.model_validate_json(text).model_dump(mode="json")
+            except ValidationError as error:
+                event.error_code = "OUTPUT_SCHEMA_MISMATCH"
+                event.error_message = (
+                    f"agent {self.name!r} answered with output that does not match "
+                    f"{self.output_schema.__name__}: {error.errors()[0]['msg']}"
+                )
+                return
+        if self.output_key:
+            event.actions.state_delta[self.output_key] = value
+
+    async def _run_calls(
+        self, ctx: InvocationContext, calls: list[types.FunctionCall], tools: list[BaseTool]
+    ) -> Event | None:
+        """Run the calls concurrently; one event carries all their results and actions."""
+        by_name = {tool.name: tool for tool in tools}
+        contexts = [Context(ctx, function_call_id=call.id) for call in calls]
+        results = await asyncio.gather(
+            *(
+                self._run_one(by_name.get(call.name or ""), call, context)
+                for call, context in zip(calls, contexts, strict=True)
+            )
+        )
+        parts = [
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=call.id, name=call.name, response=to_json_result(result)
+                )
+            )
+            for call, result in zip(calls, results, strict=True)
+            if result is not _PENDING
+        ]
+        actions = EventActions()
+        for context in contexts:
+            _merge_actions(actions, context.actions)
+        if not parts and not actions.state_delta:
+            return None
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            content=types.Content(role="user", parts=parts) if parts else None,
+            actions=actions,
+        )
+
+    async def _run_one(
+        self, tool: BaseTool | None, call: types.FunctionCall, context: Context
+    ) -> Any:
+        args = dict(call.args or {})
+        if tool is None:
+            return {
+                "error": f"there is no tool named {call.name!r}; available tools: "
+                f"{', '.join(sorted(t for t in self._tool_names(context)))}"
+            }
+        answer = await _first_answer(
+            self.before_tool_callback, tool=tool, args=args, tool_context=context
+        )
+        if answer is not None:
+            return answer
+        try:
+            result = await tool.run_async(args=args, tool_context=context)
+        except Exception as error:
+            handled = await _first_answer(
+                self.on_tool_error_callback, tool=tool, args=args, tool_context=context, error=error
+            )
+            if handled is not None:
+                return handled
+            logger.exception("tool %r of agent %r failed", tool.name, self.name)
+            return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
+        if result is None and tool.is_long_running:
+            return _PENDING
+        replaced = await _first_answer(
+            self.after_tool_callback,
+            tool=tool,
+            args=args,
+            tool_context=context,
+            tool_response=result,
+        )
+        return result if replaced is None else replaced
+
+    def _tool_names(self, context: Context) -> list[str]:
+        names = [getattr(t, "name", getattr(t, "__name__", "")) for t in self.tools]
+        return [n for n in names if n] + ([TRANSFER_TOOL] if self._transfer_targets() else [])
+
+
+_PENDING = object()
+"""A long-running call with no result yet: no function response is sent."""
+
+
+def _merge_actions(into: EventActions, other: EventActions) -> None:
+    into.state_delta.update(other.state_delta)
+    into.artifact_delta.update(other.artifact_delta)
+    into.requested_auth_configs.update(other.requested_auth_configs)
+    into.requested_tool_confirmations.update(other.requested_tool_confirmations)
+    for name in ("transfer_to_agent", "escalate", "skip_summarization", "transfer_reason"):
+        value = getattr(other, name)
+        if value:
+            setattr(into, name, value)
+
+
+Agent = LlmAgent
+"""ADK's short name for LlmAgent."""
+
+__all__ = ["Agent", "LlmAgent", "transfer_to_agent"]

@@ -1,0 +1,64 @@
+"""The interface of everything an LLM agent can call."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+from google.genai import types
+
+from cairn.models.llm_request import LlmRequest
+
+
+class BaseTool(abc.ABC):
+    """A named capability a model can call with JSON arguments.
+
+    ``tool_context`` is the ``cairn.ToolContext`` of the call: its state writes
+    and actions travel on the function-response event.
+    """
+
+    name: str
+    description: str
+    is_long_running: bool = False
+    """The call may finish later, outside this invocation (it then pauses)."""
+
+    def __init__(self, *, name: str, description: str, is_long_running: bool = False) -> None:
+        self.name = name
+        self.description = description
+        self.is_long_running = is_long_running
+
+    def declaration(self) -> types.FunctionDeclaration | None:
+        """How the tool is described to the model (None: the model does not see it)."""
+        return None
+
+    @abc.abstractmethod
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        """Run the call; the result goes back to the model as the function response."""
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
+        """Add this tool to a request (override to add instructions or settings as well)."""
+        llm_request.append_tools([self])
+
+
+class BaseToolset(abc.ABC):
+    """A group of tools resolved when a request is built (e.g. an MCP server's tools).
+
+    ``tool_filter`` keeps only the named tools (or those a predicate accepts).
+    """
+
+    def __init__(self, *, tool_filter: list[str] | Any = None) -> None:
+        self.tool_filter = tool_filter
+
+    @abc.abstractmethod
+    async def get_tools(self, readonly_context: Any = None) -> list[BaseTool]:
+        """The tools available now."""
+
+    def _is_selected(self, tool: BaseTool, readonly_context: Any = None) -> bool:
+        if self.tool_filter is None:
+            return True
+        if isinstance(self.tool_filter, list):
+            return tool.name in self.tool_filter
+        return bool(self.tool_filter(tool, readonly_context))
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections (called when the owning Runner closes)."""

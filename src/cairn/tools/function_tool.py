@@ -1,0 +1,167 @@
+"""Plain Python functions as tools: schema from type hints, description from the docstring."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from cairn.tools.base_tool import BaseTool
+
+_CONTEXT_TYPE_NAMES = {"Context", "ToolContext", "CallbackContext"}
+_CONTEXT_PARAMETER = "tool_context"
+_OTHER_SECTIONS = {"returns", "return", "raises", "yields", "example", "examples"}
+
+
+def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """(summary, {argument: description}) from a Google- or Sphinx-style docstring."""
+    if not doc:
+        return "", {}
+    text = inspect.cleandoc(doc)
+    arguments: dict[str, str] = {}
+    summary_lines: list[str] = []
+    section: str | None = None
+    current: str | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        header = stripped.rstrip(":").lower()
+        if stripped.endswith(":") and header in {"args", "arguments", "parameters", "params"}:
+            section, current = "args", None
+            continue
+        if stripped.endswith(":") and header in _OTHER_SECTIONS:
+            section, current = "other", None
+            continue
+        sphinx = re.match(r":param\s+(?:\w+\s+)?(\w+):\s*(.*)", stripped)
+        if sphinx:
+            arguments[sphinx.group(1)] = sphinx.group(2)
+            continue
+        if section == "args":
+            match = re.match(r"(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)", stripped)
+            if match and not line.startswith((" " * 8, "\t\t")):
+                current = match.group(1)
+                arguments[current] = match.group(2)
+            elif current and stripped:
+                arguments[current] = f"{arguments[current]} {stripped}".strip()
+        elif section is None:
+            summary_lines.append(line)
+    return "\n".join(summary_lines).strip(), arguments
+
+
+def _is_context_annotation(annotation: Any) -> bool:
+    return getattr(annotation, "__name__", None) in _CONTEXT_TYPE_NAMES or (
+        isinstance(annotation, str) and annotation.split(".")[-1] in _CONTEXT_TYPE_NAMES
+    )
+
+
+class FunctionTool(BaseTool):
+    """A sync or async function the model can call.
+
+    Parameters become a JSON schema (pydantic models, enums, optional and
+    default arguments, lists and nested objects are all understood); the
+    docstring's summary and ``Args:`` lines become the descriptions. A
+    parameter annotated ``ToolContext`` (or named ``tool_context``) receives
+    the call's context. Arguments the model gets wrong come back to it as an
+    error result naming the problem, so it can try again.
+    """
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        is_long_running: bool = False,
+    ) -> None:
+        summary, argument_docs = _parse_docstring(func.__doc__)
+        super().__init__(
+            name=name or str(getattr(func, "__name__", "tool")),
+            description=description if description is not None else summary,
+            is_long_running=is_long_running,
+        )
+        self.func = func
+        self._context_parameter: str | None = None
+        self._arguments = self._arguments_model(func, argument_docs)
+
+    def _arguments_model(self, func: Callable[..., Any], docs: dict[str, str]) -> type[BaseModel]:
+        signature = inspect.signature(func)
+        try:
+            hints = typing.get_type_hints(func, include_extras=True)
+        except Exception:  # unresolvable forward references: fall back to raw annotations
+            hints = {}
+        fields: dict[str, Any] = {}
+        for parameter in signature.parameters.values():
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            annotation = hints.get(parameter.name, parameter.annotation)
+            if parameter.name == _CONTEXT_PARAMETER or _is_context_annotation(annotation):
+                self._context_parameter = parameter.name
+                continue
+            if annotation is inspect.Parameter.empty:
+                annotation = Any
+            default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+            fields[parameter.name] = (
+                annotation,
+                Field(default, description=docs.get(parameter.name) or None),
+            )
+        return create_model(
+            f"{self.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        )
+
+    def declaration(self) -> types.FunctionDeclaration:
+        schema = self._arguments.model_json_schema()
+        schema.pop("title", None)
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=schema
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        try:
+            parsed = self._arguments.model_validate(args or {})
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in issue['loc']) or '(arguments)'}: {issue['msg']}"
+                for issue in error.errors()
+            )
+            return {
+                "error": f"invalid arguments for tool {self.name!r}: {problems}. Call it again "
+                "with arguments that match its parameters."
+            }
+        kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        if self._context_parameter is not None:
+            kwargs[self._context_parameter] = tool_context
+        result = self.func(**kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+class LongRunningFunctionTool(FunctionTool):
+    """A function whose work finishes later (a human, a job queue, another system).
+
+    The call's id goes into the model event's ``long_running_tool_ids``. If the
+    function returns None, no response is sent and the invocation pauses; a
+    later ``FunctionResponse`` with that id (sent through ``run_async``)
+    resumes it.
+    """
+
+    def __init__(self, func: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(func, is_long_running=True, **kwargs)
+        note = (
+            "NOTE: this is a long-running operation. Do not call it again if it has already "
+            "returned an intermediate or pending status."
+        )
+        self.description = f"{self.description}\n\n{note}".strip()
+
+
+def to_json_result(result: Any) -> dict[str, Any]:
+    """A tool's return value as the dict a FunctionResponse carries."""
+    if isinstance(result, BaseModel):
+        result = result.model_dump(mode="json")
+    if isinstance(result, dict):
+        return result
+    return {"result": result}
