@@ -21,6 +21,7 @@ from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
+from cairn.runners._history_cache import HistoryCache
 from cairn.runners._session_lease import hold_session, lease_holder
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
@@ -88,6 +89,7 @@ class Runner:
         self.auto_create_session = auto_create_session
         self.session_busy_timeout = session_busy_timeout
         self.session_lease_ttl = session_lease_ttl
+        self._history = HistoryCache()
 
     # -- lifecycle -----------------------------------------------------------------------
     async def close(self) -> None:
@@ -104,9 +106,14 @@ class Runner:
     async def _load_session(
         self, user_id: str, session_id: str, config: GetSessionConfig | None = None
     ) -> Session:
-        session = await self.session_service.get_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id, config=config
-        )
+        if config is None:
+            session = await self._history.load(
+                self.session_service, self.app_name, user_id, session_id
+            )
+        else:
+            session = await self.session_service.get_session(
+                app_name=self.app_name, user_id=user_id, session_id=session_id, config=config
+            )
         if session is not None:
             return session
         if not self.auto_create_session:

@@ -77,7 +77,7 @@ class ScriptedLlm(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        self.requests.append(llm_request.model_copy(deep=True))
+        self.requests.append(llm_request)
         if len(self.requests) > len(self.script):
             raise AssertionError(
                 f"ScriptedLlm ran out of replies: call {len(self.requests)} but the script has "
