@@ -243,7 +243,7 @@ async def bench_recent_read(sizes: Sizes) -> float:
     line(
         f"    context: get_session(all events) @{sizes.large:,}:",
         f"{full / 1e6:,.1f} ms  (median of {sizes.full_read_calls}; "
-        "what the Runner reads for an agent without history_window)",
+        "what a Runner would read each time without its history cache)",
     )
     return ratio
 
