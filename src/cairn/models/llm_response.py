@@ -20,7 +20,9 @@ class LlmResponse(LlmResponseFields):
         usage = response.usage_metadata
         if response.candidates:
             candidate = response.candidates[0]
-            if candidate.content and candidate.content.parts:
+            finished_normally = candidate.finish_reason in (None, types.FinishReason.STOP)
+            if (candidate.content and candidate.content.parts) or finished_normally:
+                # An empty STOP (e.g. nothing to add after a function response) is a reply too.
                 return LlmResponse(
                     content=candidate.content,
                     grounding_metadata=candidate.grounding_metadata,
@@ -31,20 +33,20 @@ class LlmResponse(LlmResponseFields):
                     logprobs_result=candidate.logprobs_result,
                     model_version=response.model_version,
                 )
+            reason = candidate.finish_reason
             return LlmResponse(
-                error_code=str(candidate.finish_reason or "UNKNOWN_ERROR"),
+                error_code=reason.value if reason is not None else "UNKNOWN_ERROR",
                 error_message=candidate.finish_message or "the model returned no content",
                 finish_reason=candidate.finish_reason,
                 usage_metadata=usage,
                 model_version=response.model_version,
             )
         feedback = response.prompt_feedback
+        if feedback is None or feedback.block_reason is None:
+            return LlmResponse(usage_metadata=usage, model_version=response.model_version)
         return LlmResponse(
-            error_code=str(feedback.block_reason)
-            if feedback and feedback.block_reason
-            else "UNKNOWN_ERROR",
-            error_message=(feedback.block_reason_message if feedback else None)
-            or "the model returned no candidates",
+            error_code=feedback.block_reason.value,
+            error_message=feedback.block_reason_message or "the prompt was blocked",
             usage_metadata=usage,
             model_version=response.model_version,
         )

@@ -1,0 +1,530 @@
+"""Gemini models (``gemini-*``) through google-genai's async client, on the Gemini API or Vertex AI.
+
+cairn's requests and responses are google-genai types already, so contents and
+config pass through as they are. What this adapter adds: credentials from the
+environment, retries (rate limits, server errors, timeouts; honouring the wait
+the server asks for), one ``ModelCallError`` for every failure, and streamed
+chunks merged into one final response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import importlib
+import logging
+import os
+import random
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, NamedTuple, TypeVar
+
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+from pydantic import Field, PrivateAttr
+
+from cairn.models.base_llm import BaseLlm
+from cairn.models.errors import MissingApiKeyError, ModelCallError
+from cairn.models.llm_request import LlmRequest
+from cairn.models.llm_response import LlmResponse
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+_FIRST_BACKOFF = 1.0
+"""Seconds before the first retry when the server names no wait; doubled on each retry."""
+_LONGEST_BACKOFF = 30.0
+_MAX_PROVIDER_MESSAGE = 1000
+"""Characters of a provider's error message kept (an error page can be long HTML)."""
+
+
+def _http_library_errors(name: str) -> tuple[type[Exception], ...]:
+    """The exception class ``name`` of httpx and of httpx2, whichever are installed.
+
+    google-genai sends with either library (httpx2 by default, or the one of a
+    given ``http_client``), and each raises its own exception classes.
+    """
+    found: list[type[Exception]] = []
+    for module_name in ("httpx", "httpx2"):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        found.append(getattr(module, name))
+    return tuple(found)
+
+
+_TRANSPORT_ERRORS: tuple[type[Exception], ...] = (
+    TimeoutError,
+    *_http_library_errors("TransportError"),
+)
+_TIMEOUT_ERRORS: tuple[type[Exception], ...] = (
+    TimeoutError,
+    *_http_library_errors("TimeoutException"),
+)
+
+
+class _Backend(NamedTuple):
+    client: genai.Client
+    provider: str
+    """ "gemini" (the Gemini API) or "vertexai"."""
+    api_key: str | None
+    """Kept to scrub it from error messages."""
+
+
+class Gemini(BaseLlm):
+    """Google's Gemini models, e.g. ``Gemini(model="gemini-2.5-flash")``.
+
+    The API key is ``api_key``, else ``GOOGLE_API_KEY``, else ``GEMINI_API_KEY``.
+    With ``GOOGLE_GENAI_USE_VERTEXAI=true`` the call goes to Vertex AI instead,
+    in ``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION`` with Google Cloud
+    credentials (or in express mode when ``api_key`` is given). Rate limits (429),
+    server errors (5xx), timeouts and connection failures are retried up to
+    ``max_retries`` times, after the wait the server asks for or an exponential
+    backoff; then, or on any other error, ``ModelCallError`` is raised.
+    """
+
+    model: str = "gemini-2.5-flash"
+    api_key: str | None = Field(default=None, repr=False, exclude=True)
+    timeout: float = Field(default=60.0, gt=0)
+    """Seconds to wait for the connection and for each read of the response."""
+    max_retries: int = Field(default=3, ge=0)
+    """Retries after a rate limit, server error, timeout or connection failure."""
+    max_retry_wait: float = Field(default=60.0, ge=0)
+    """Longest wait between attempts; a server asking for longer fails the call at once."""
+    http_client: types.HttpxAsyncClient | None = Field(default=None, exclude=True, repr=False)
+    """An ``httpx`` or ``httpx2`` ``AsyncClient`` to send requests with (e.g. with a mock
+    transport in tests); by default google-genai makes its own."""
+    sleep: Callable[[float], Awaitable[None]] = Field(
+        default=asyncio.sleep, exclude=True, repr=False
+    )
+    """Waits between attempts (replaced in tests so that they do not wait)."""
+
+    _backend: _Backend | None = PrivateAttr(default=None)
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [r"gemini-.*"]
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        call = _Call(
+            gemini=self,
+            backend=self._client(),
+            model=llm_request.model or self.model,
+            contents=list(llm_request.contents),
+            config=_without_automatic_function_calling(llm_request.config),
+        )
+        if not call.contents:
+            raise ModelCallError(
+                provider=call.provider,
+                model=call.model,
+                status_code=None,
+                provider_message="the request has no contents, so google-genai does not send it",
+                retryable=False,
+                hint="Start the turn with a user message (new_message=...)",
+            )
+        if not stream:
+            response = await call.with_retries(call.generate)
+            yield _llm_response(response).model_copy(update={"turn_complete": True})
+            return
+        turn = _StreamedTurn()
+        async for chunk in call.stream():
+            partial = turn.add(chunk)
+            if partial is not None:
+                yield partial
+        yield turn.final()
+
+    def _client(self) -> _Backend:
+        """The google-genai client, made on the first call (so a missing key fails the call)."""
+        if self._backend is None:
+            self._backend = self._new_client()
+        return self._backend
+
+    def _new_client(self) -> _Backend:
+        http_options = types.HttpOptions(
+            timeout=round(self.timeout * 1000),
+            retry_options=types.HttpRetryOptions(attempts=1),  # cairn retries (see _Call)
+            httpx_async_client=self.http_client,
+        )
+        if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in ("true", "1"):
+            if self.api_key:
+                client = genai.Client(
+                    vertexai=True, api_key=self.api_key, http_options=http_options
+                )
+            else:
+                client = genai.Client(
+                    vertexai=True,
+                    project=os.environ.get("GOOGLE_CLOUD_PROJECT") or None,
+                    location=os.environ.get("GOOGLE_CLOUD_LOCATION") or None,
+                    http_options=http_options,
+                )
+            return _Backend(client, "vertexai", self.api_key)
+        api_key = (
+            self.api_key
+            or os.environ.get("GOOGLE_API_KEY", "").strip()
+            or os.environ.get("GEMINI_API_KEY", "").strip()
+        )
+        if not api_key:
+            raise MissingApiKeyError(
+                provider="gemini",
+                model=self.model,
+                env_var="GOOGLE_API_KEY",
+                model_class=type(self).__name__,
+                hint=(
+                    "GEMINI_API_KEY is read too; keys are made at "
+                    "https://aistudio.google.com/apikey. For Vertex AI set "
+                    "GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and "
+                    "GOOGLE_CLOUD_LOCATION instead"
+                ),
+            )
+        if not os.environ.get("GOOGLE_GENAI_API_VERSION"):
+            # v1beta carries every feature cairn sends (parametersJsonSchema, thinking...).
+            http_options.api_version = "v1beta"
+        client = genai.Client(vertexai=False, api_key=api_key, http_options=http_options)
+        return _Backend(client, "gemini", api_key)
+
+
+class _Call:
+    """One model call: the request, its retries, and its errors turned into ModelCallError."""
+
+    def __init__(
+        self,
+        *,
+        gemini: Gemini,
+        backend: _Backend,
+        model: str,
+        contents: list[types.ContentUnion],
+        config: types.GenerateContentConfig,
+    ) -> None:
+        self.gemini = gemini
+        self.client = backend.client
+        self.provider = backend.provider
+        self.api_key = backend.api_key
+        self.model = model
+        self.contents = contents
+        self.config = config
+
+    async def generate(self) -> types.GenerateContentResponse:
+        return await self.client.aio.models.generate_content(
+            model=self.model, contents=self.contents, config=self.config
+        )
+
+    async def stream(self) -> AsyncGenerator[types.GenerateContentResponse, None]:
+        """The response chunks; only a failure before the first chunk is retried."""
+
+        async def open_stream() -> tuple[
+            AsyncIterator[types.GenerateContentResponse], types.GenerateContentResponse | None
+        ]:
+            chunks = await self.client.aio.models.generate_content_stream(
+                model=self.model, contents=self.contents, config=self.config
+            )
+            return chunks, await anext(chunks, None)
+
+        chunks, chunk = await self.with_retries(open_stream)
+        try:
+            while chunk is not None:
+                yield chunk
+                try:
+                    chunk = await anext(chunks, None)
+                except genai_errors.APIError as exc:
+                    raise self.api_error(exc, attempts=1) from exc
+                except _TRANSPORT_ERRORS as exc:
+                    raise self.transport_error(exc, attempts=1) from exc
+        finally:
+            close = getattr(chunks, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def with_retries(self, attempt_call: Callable[[], Awaitable[_T]]) -> _T:
+        """``attempt_call()``, retried after 429, 5xx, timeouts and connection failures."""
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await attempt_call()
+            except genai_errors.APIError as exc:
+                if not _is_retryable(exc.code) or attempts > self.gemini.max_retries:
+                    raise self.api_error(exc, attempts=attempts) from exc
+                wait = _server_wait(exc)
+                if wait is not None and wait > self.gemini.max_retry_wait:
+                    raise self.api_error(
+                        exc,
+                        attempts=attempts,
+                        hint=(
+                            f"The server asked to wait {wait:g}s before retrying, longer than "
+                            f"max_retry_wait={self.gemini.max_retry_wait:g}s; retry later or "
+                            "raise max_retry_wait"
+                        ),
+                    ) from exc
+                reason = f"HTTP {exc.code}"
+            except _TRANSPORT_ERRORS as exc:
+                if attempts > self.gemini.max_retries:
+                    raise self.transport_error(exc, attempts=attempts) from exc
+                wait = None
+                reason = "timeout" if isinstance(exc, _TIMEOUT_ERRORS) else "no connection"
+            if wait is None:
+                wait = _backoff(attempts)
+            logger.warning(
+                "%s model %r: %s, retry %d of %d in %.1fs",
+                self.provider,
+                self.model,
+                reason,
+                attempts,
+                self.gemini.max_retries,
+                wait,
+            )
+            await self.gemini.sleep(wait)
+
+    def api_error(
+        self, exc: genai_errors.APIError, *, attempts: int, hint: str = ""
+    ) -> ModelCallError:
+        message = exc.message or str(exc.details)
+        if exc.status:
+            message = f"{message} ({exc.status})"
+        return ModelCallError(
+            provider=self.provider,
+            model=self.model,
+            status_code=exc.code,
+            provider_message=self.redacted(message),
+            retryable=_is_retryable(exc.code),
+            attempts=attempts,
+            hint=hint or self.hint(exc),
+        )
+
+    def transport_error(self, exc: Exception, *, attempts: int) -> ModelCallError:
+        if isinstance(exc, _TIMEOUT_ERRORS):
+            message = f"no response within timeout={self.gemini.timeout:g}s ({type(exc).__name__})"
+            hint = "Retry later, or give the model a longer timeout=... (or more max_retries=...)"
+        else:
+            message = f"{type(exc).__name__}: {exc}"
+            hint = "Check the network connection (and any proxy) to the API, then retry"
+        return ModelCallError(
+            provider=self.provider,
+            model=self.model,
+            status_code=None,
+            provider_message=self.redacted(message),
+            retryable=True,
+            attempts=attempts,
+            hint=hint,
+        )
+
+    def hint(self, exc: genai_errors.APIError) -> str:
+        """What to do about an HTTP error, by status."""
+        code = exc.code
+        if "API_KEY_INVALID" in _error_reasons(exc.details) or code in (401, 403):
+            if self.provider == "vertexai":
+                return (
+                    "Check the Google Cloud credentials and that the Vertex AI API is enabled "
+                    "in GOOGLE_CLOUD_PROJECT"
+                )
+            return "Check the API key (api_key=..., GOOGLE_API_KEY or GEMINI_API_KEY)"
+        if code == 404:
+            return (
+                "Check the model name; the available models are listed at "
+                "https://ai.google.dev/gemini-api/docs/models"
+            )
+        if code == 429:
+            return (
+                "The rate limit or quota is used up: retry later, send fewer requests, or raise "
+                "the quota (max_retries=... sets how often cairn retries)"
+            )
+        if code >= 500:
+            return "The service failed or is overloaded: retry later (max_retries=...)"
+        if code == 400:
+            return "Fix the request: the provider's message names the field it rejects"
+        return ""
+
+    def redacted(self, text: str) -> str:
+        """``text`` cut to a readable length, without the API key if it appears in it."""
+        if self.api_key:
+            text = text.replace(self.api_key, "[API key]")
+        if len(text) > _MAX_PROVIDER_MESSAGE:
+            text = text[:_MAX_PROVIDER_MESSAGE] + "..."
+        return text
+
+
+def _without_automatic_function_calling(
+    config: types.GenerateContentConfig,
+) -> types.GenerateContentConfig:
+    """The config, with google-genai's own function calling off: cairn runs the tools."""
+    if config.automatic_function_calling is not None:
+        return config
+    return config.model_copy(
+        update={"automatic_function_calling": types.AutomaticFunctionCallingConfig(disable=True)}
+    )
+
+
+def _is_retryable(status_code: int) -> bool:
+    return status_code == 429 or status_code >= 500
+
+
+def _backoff(attempts: int) -> float:
+    """Exponential backoff with jitter: about 1 s, 2 s, 4 s ... up to 30 s."""
+    return min(_LONGEST_BACKOFF, _FIRST_BACKOFF * 2.0 ** (attempts - 1)) * random.uniform(0.5, 1.0)
+
+
+def _server_wait(exc: genai_errors.APIError) -> float | None:
+    """Seconds the server asked to wait: the Retry-After header, else a RetryInfo detail."""
+    headers: Mapping[str, str] = getattr(exc.response, "headers", None) or {}
+    for name, value in headers.items():
+        if name.lower() == "retry-after":
+            seconds = _retry_after_seconds(value)
+            if seconds is not None:
+                return seconds
+    for detail in _error_details(exc.details):
+        if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = detail.get("retryDelay")
+            if isinstance(delay, str) and delay.endswith("s"):
+                try:
+                    return max(0.0, float(delay[:-1]))
+                except ValueError:
+                    return None
+    return None
+
+
+def _retry_after_seconds(value: str) -> float | None:
+    """A Retry-After value (seconds, or an HTTP date) as seconds from now."""
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_details(body: Any) -> list[dict[str, Any]]:
+    """The ``error.details`` entries of a google.rpc error body."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    return [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
+
+
+def _error_reasons(body: Any) -> set[str]:
+    """The ``reason`` of each google.rpc.ErrorInfo detail (e.g. ``API_KEY_INVALID``)."""
+    return {str(d["reason"]) for d in _error_details(body) if "reason" in d}
+
+
+def _llm_response(response: types.GenerateContentResponse) -> LlmResponse:
+    """``LlmResponse.create``, with two corrections.
+
+    A candidate that finished with STOP but holds no content is an empty reply,
+    not an error; and an error code is the reason's name (``"SAFETY"``), not
+    Python's spelling of the enum member (``"FinishReason.SAFETY"``).
+    """
+    candidate = response.candidates[0] if response.candidates else None
+    empty = candidate is not None and not (candidate.content and candidate.content.parts)
+    if candidate is not None and empty and candidate.finish_reason == types.FinishReason.STOP:
+        return LlmResponse(
+            content=candidate.content,
+            grounding_metadata=candidate.grounding_metadata,
+            usage_metadata=response.usage_metadata,
+            finish_reason=candidate.finish_reason,
+            citation_metadata=candidate.citation_metadata,
+            model_version=response.model_version,
+        )
+    llm_response = LlmResponse.create(response)
+    if llm_response.error_code is not None:
+        reason: types.FinishReason | types.BlockedReason | None = None
+        if candidate is not None:
+            reason = candidate.finish_reason
+        elif response.prompt_feedback is not None:
+            reason = response.prompt_feedback.block_reason
+        if reason is not None:
+            return llm_response.model_copy(update={"error_code": reason.value})
+    return llm_response
+
+
+class _StreamedTurn:
+    """Streamed chunks merged into one reply.
+
+    Text is joined into one text part (thought text into one thought part before
+    it); function calls and other parts are kept whole, in order. The final
+    response has the latest usage, finish reason and grounding the chunks held.
+    """
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.thought: list[str] = []
+        self.text_signature: bytes | None = None
+        self.thought_signature: bytes | None = None
+        self.other_parts: list[types.Part] = []
+        self.last: LlmResponse | None = None
+        self.finish_reason: types.FinishReason | None = None
+        self.model_version: str | None = None
+        self.usage: types.GenerateContentResponseUsageMetadata | None = None
+        self.grounding: types.GroundingMetadata | None = None
+        self.citations: types.CitationMetadata | None = None
+
+    def add(self, chunk: types.GenerateContentResponse) -> LlmResponse | None:
+        """Record one chunk; return the partial response showing its text (None if it has none)."""
+        response = _llm_response(chunk)
+        self.last = response
+        self.finish_reason = response.finish_reason or self.finish_reason
+        self.model_version = response.model_version or self.model_version
+        self.usage = response.usage_metadata or self.usage
+        self.grounding = response.grounding_metadata or self.grounding
+        self.citations = response.citation_metadata or self.citations
+        text_parts: list[types.Part] = []
+        for part in (response.content.parts if response.content else None) or []:
+            if part.text is None or _has_more_than_text(part):
+                self.other_parts.append(part)
+                continue
+            if part.thought:
+                self.thought.append(part.text)
+                self.thought_signature = part.thought_signature or self.thought_signature
+            else:
+                self.text.append(part.text)
+                self.text_signature = part.thought_signature or self.text_signature
+            if part.text:
+                text_parts.append(types.Part(text=part.text, thought=part.thought))
+        if not text_parts:
+            return None
+        return LlmResponse(
+            content=types.Content(role="model", parts=text_parts),
+            partial=True,
+            model_version=response.model_version,
+        )
+
+    def final(self) -> LlmResponse:
+        """The whole reply (``turn_complete=True``); an error response when there was none."""
+        parts: list[types.Part] = []
+        thought = "".join(self.thought)
+        if thought or self.thought_signature:
+            parts.append(
+                types.Part(text=thought, thought=True, thought_signature=self.thought_signature)
+            )
+        text = "".join(self.text)
+        if text or self.text_signature:
+            parts.append(types.Part(text=text, thought_signature=self.text_signature))
+        parts += self.other_parts
+        last = self.last
+        if last is None:
+            return LlmResponse(
+                error_code="UNKNOWN_ERROR",
+                error_message="the model's stream ended without a response",
+                turn_complete=True,
+            )
+        return LlmResponse(
+            content=types.Content(role="model", parts=parts) if parts else last.content,
+            grounding_metadata=self.grounding,
+            citation_metadata=self.citations,
+            usage_metadata=self.usage,
+            finish_reason=self.finish_reason,
+            error_code=None if parts else last.error_code,
+            error_message=None if parts else last.error_message,
+            model_version=self.model_version,
+            turn_complete=True,
+        )
+
+
+def _has_more_than_text(part: types.Part) -> bool:
+    """A part that carries something besides (thought) text and its signature."""
+    fields = part.model_dump(exclude_none=True, exclude={"text", "thought", "thought_signature"})
+    return bool(fields)
