@@ -9,6 +9,7 @@ from typing import Any, TypeAlias
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+import cairn.telemetry as telemetry
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
@@ -132,8 +133,15 @@ class BaseAgent(BaseModel):
         yield  # pragma: no cover - makes this an async generator
 
     async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
-        """Run this agent: before callbacks, ``_run_async_impl``, after callbacks."""
+        """Run this agent, in an ``invoke_agent`` span: before callbacks, ``_run_async_impl``,
+        after callbacks."""
         ctx = parent_context.for_agent(self)
+        with telemetry.agent_span(ctx, self.name) as span:
+            async with telemetry.in_span(span, self._run_with_callbacks(ctx)) as events:
+                async for event in events:
+                    yield event
+
+    async def _run_with_callbacks(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         before = await self._callback_event(ctx, before=True)
         if before is not None:
             yield before

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from google.genai import types
 from pydantic import BaseModel, Field, ValidationError
 
+import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.contents import build_contents
 from cairn.agents.context import Context
@@ -236,11 +237,17 @@ class LlmAgent(BaseAgent):
             ctx.flags.llm_calls += 1
             stream = ctx.run_config.streaming_mode == StreamingMode.SSE
             try:
-                async for chunk in self.canonical_model.generate_content_async(request, stream):
-                    if chunk.partial:
-                        yield self._event_from(ctx, chunk, EventActions())
-                    else:
-                        responses.append(chunk)
+                model = self.canonical_model
+                with telemetry.model_span(ctx, request.model or model.model) as span:
+                    chunks = model.generate_content_async(request, stream)
+                    async with telemetry.in_span(span, chunks) as steps:
+                        async for chunk in steps:
+                            if chunk.partial:
+                                yield self._event_from(ctx, chunk, EventActions())
+                            else:
+                                responses.append(chunk)
+                    if responses:
+                        telemetry.record_response(span, responses[-1])
             except Exception as error:
                 handled = await _first_answer(
                     self.on_model_error_callback,
@@ -368,7 +375,8 @@ class LlmAgent(BaseAgent):
         if answer is not None:
             return answer
         try:
-            result = await tool.run_async(args=args, tool_context=context)
+            with telemetry.tool_span(context.invocation_context, tool.name, call.id):
+                result = await tool.run_async(args=args, tool_context=context)
         except Exception as error:
             handled = await _first_answer(
                 self.on_tool_error_callback, tool=tool, args=args, tool_context=context, error=error

@@ -10,6 +10,7 @@ from typing import Any
 
 from google.genai import types
 
+import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
 from cairn.agents.llm_agent import LlmAgent
@@ -146,9 +147,41 @@ class Runner:
                 "run_async needs new_message=Content(...) to start an invocation, or "
                 "invocation_id=... to continue one"
             )
-        run_config = run_config or RunConfig()
         continuing = invocation_id is not None
         invocation_id = invocation_id or new_invocation_id()
+        with telemetry.invocation_span(
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=invocation_id,
+        ) as span:
+            invocation = self._run_invocation(
+                user_id=user_id,
+                session_id=session_id,
+                invocation_id=invocation_id,
+                continuing=continuing,
+                new_message=new_message,
+                state_delta=state_delta,
+                run_config=run_config or RunConfig(),
+                yield_user_message=yield_user_message,
+            )
+            async with telemetry.in_span(span, invocation) as events:
+                async for event in events:
+                    yield event
+
+    async def _run_invocation(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        continuing: bool,
+        new_message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+        run_config: RunConfig,
+        yield_user_message: bool,
+    ) -> AsyncGenerator[Event, None]:
+        """The invocation: lease the session, load it, store the user's message, run the agent."""
         busy_timeout = run_config.session_busy_timeout
         async with hold_session(
             self.session_service,

@@ -1,0 +1,192 @@
+"""OpenTelemetry spans for invocations, agent runs, model calls and tool calls.
+
+Only ``opentelemetry-api`` is used: every span is a no-op until the application
+configures an SDK (a ``TracerProvider`` with an exporter). Names and attributes
+follow the OpenTelemetry GenAI semantic conventions; every span also carries
+``cairn.app_name``, ``cairn.user_id``, ``cairn.session_id`` and ``cairn.invocation_id``.
+
+The span helpers never make their span current across a ``yield``: a span that
+lives in an async generator is made current only while its work runs, by
+iterating that work through ``in_span(span, events)``. So spans nest as the
+calls do (tool and model spans under their agent's span, under the invocation's)
+however the caller interleaves generators, and a generator closed early still
+ends its span.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+from collections.abc import AsyncGenerator, Iterator, Mapping
+from typing import Protocol, TypeVar
+
+from google.genai import types
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
+
+T = TypeVar("T")
+
+try:
+    _VERSION: str | None = importlib.metadata.version("cairn")
+except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+    _VERSION = None
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+class Invocation(Protocol):
+    """What a span needs to name its invocation (an ``InvocationContext`` has it)."""
+
+    @property
+    def app_name(self) -> str: ...
+    @property
+    def user_id(self) -> str: ...
+    @property
+    def session(self) -> _HasId: ...
+    @property
+    def invocation_id(self) -> str: ...
+
+
+class ModelResponse(Protocol):
+    """The parts of an ``LlmResponse`` a model span records."""
+
+    @property
+    def usage_metadata(self) -> types.GenerateContentResponseUsageMetadata | None: ...
+    @property
+    def finish_reason(self) -> types.FinishReason | None: ...
+    @property
+    def model_version(self) -> str | None: ...
+    @property
+    def error_code(self) -> str | None: ...
+    @property
+    def error_message(self) -> str | None: ...
+
+
+def _ids(app_name: str, user_id: str, session_id: str, invocation_id: str) -> dict[str, str]:
+    return {
+        "cairn.app_name": app_name,
+        "cairn.user_id": user_id,
+        "cairn.session_id": session_id,
+        "cairn.invocation_id": invocation_id,
+        "gen_ai.conversation.id": session_id,
+    }
+
+
+def _ids_of(ctx: Invocation) -> dict[str, str]:
+    return _ids(ctx.app_name, ctx.user_id, ctx.session.id, ctx.invocation_id)
+
+
+def _set_error(span: Span, error_type: str, description: str) -> None:
+    span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR, description))
+
+
+@contextlib.contextmanager
+def _span(
+    name: str, attributes: Mapping[str, AttributeValue], kind: SpanKind = SpanKind.INTERNAL
+) -> Iterator[Span]:
+    """A span, child of the current one, that records an escaping exception and always ends.
+
+    The tracer is looked up at every span, so a provider configured later is used.
+    """
+    span = trace.get_tracer("cairn", _VERSION).start_span(name, kind=kind, attributes=attributes)
+    try:
+        yield span
+    except Exception as error:  # GeneratorExit and cancellation are not errors
+        span.record_exception(error)
+        _set_error(span, type(error).__qualname__, f"{type(error).__name__}: {error}")
+        raise
+    finally:
+        span.end()
+
+
+async def _steps_in(span: Span, events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
+    try:
+        while True:
+            with trace.use_span(span, record_exception=False, set_status_on_exception=False):
+                try:
+                    item = await anext(events)
+                except StopAsyncIteration:
+                    return
+            yield item
+    finally:
+        with trace.use_span(span, record_exception=False, set_status_on_exception=False):
+            await events.aclose()
+
+
+def in_span(
+    span: Span, events: AsyncGenerator[T, None]
+) -> contextlib.aclosing[AsyncGenerator[T, None]]:
+    """Iterate ``events`` with ``span`` current while each step runs, not while a caller
+    holds an item; ``events`` is closed on exit::
+
+        async with telemetry.in_span(span, events) as steps:
+            async for event in steps:
+                yield event
+    """
+    return contextlib.aclosing(_steps_in(span, events))
+
+
+def invocation_span(
+    *, app_name: str, user_id: str, session_id: str, invocation_id: str
+) -> contextlib.AbstractContextManager[Span]:
+    """``invocation``: one ``Runner.run_async``. Drive its work with ``in_span``."""
+    return _span("invocation", _ids(app_name, user_id, session_id, invocation_id))
+
+
+def agent_span(ctx: Invocation, agent_name: str) -> contextlib.AbstractContextManager[Span]:
+    """``invoke_agent <name>``: one agent run. Drive its work with ``in_span``."""
+    attributes: dict[str, AttributeValue] = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": agent_name,
+        **_ids_of(ctx),
+    }
+    return _span(f"invoke_agent {agent_name}", attributes)
+
+
+def model_span(ctx: Invocation, model: str) -> contextlib.AbstractContextManager[Span]:
+    """``chat <model>``: one model call. Drive the response stream with ``in_span``,
+    then ``record_response`` the final response."""
+    attributes: dict[str, AttributeValue] = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": model,
+        **_ids_of(ctx),
+    }
+    return _span(f"chat {model}".rstrip(), attributes, SpanKind.CLIENT)
+
+
+def record_response(span: Span, response: ModelResponse) -> None:
+    """Token usage, finish reason and response model of a model call's final response."""
+    usage = response.usage_metadata
+    if usage is not None and usage.prompt_token_count is not None:
+        span.set_attribute("gen_ai.usage.input_tokens", usage.prompt_token_count)
+    if usage is not None and usage.candidates_token_count is not None:
+        span.set_attribute("gen_ai.usage.output_tokens", usage.candidates_token_count)
+    if response.finish_reason is not None:
+        span.set_attribute("gen_ai.response.finish_reasons", [response.finish_reason.name.lower()])
+    if response.model_version:
+        span.set_attribute("gen_ai.response.model", response.model_version)
+    if response.error_code:
+        _set_error(span, response.error_code, response.error_message or response.error_code)
+
+
+@contextlib.contextmanager
+def tool_span(ctx: Invocation, tool_name: str, call_id: str | None) -> Iterator[Span]:
+    """``execute_tool <name>``: one tool call, current while the ``with`` body runs (use it
+    around awaits only, never around a ``yield``)."""
+    attributes: dict[str, AttributeValue] = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool_name,
+        **_ids_of(ctx),
+    }
+    if call_id:
+        attributes["gen_ai.tool.call.id"] = call_id
+    with (
+        _span(f"execute_tool {tool_name}", attributes) as span,
+        trace.use_span(span, record_exception=False, set_status_on_exception=False),
+    ):
+        yield span
