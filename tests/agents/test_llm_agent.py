@@ -291,3 +291,14 @@ def test_root_llm_agent_must_be_a_chat_agent() -> None:
     asyncio.run(runner.session_service.create_session(app_name=APP, user_id=USER, session_id="s"))
     with pytest.raises(ValueError, match="must be a chat agent"):
         list(runner.run(user_id=USER, session_id="s", new_message=said("x")))
+
+
+async def test_transfer_to_an_unknown_agent_is_refused_to_the_model() -> None:
+    llm = ScriptedLlm(script=[Call("transfer_to_agent", agent_name="ghost"), "Staying here."])
+    root = Agent(name="root", model=llm, sub_agents=[Agent(name="real", model=ScriptedLlm())])
+    runner = await start(root)
+    events = await turn(runner, said("go"))
+    refusal = events[1].get_function_responses()[0].response["error"]
+    assert "'ghost'" in refusal and "real" in refusal
+    assert events[1].actions.transfer_to_agent is None
+    assert events[-1].author == "root" and events[-1].content.parts[0].text == "Staying here."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeAlias
@@ -149,10 +150,11 @@ class BaseAgent(BaseModel):
                 return
         if ctx.end_invocation:
             return
-        async for event in self._run_async_impl(ctx):
-            yield self._fill_defaults(ctx, event)
-            if ctx.end_invocation:
-                return
+        async with contextlib.aclosing(self._run_async_impl(ctx)) as produced:
+            async for event in produced:
+                yield self._fill_defaults(ctx, event)
+                if ctx.end_invocation:
+                    return
         after = await self._callback_event(ctx, before=False)
         if after is not None:
             yield after

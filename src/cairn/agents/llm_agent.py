@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import uuid
@@ -193,9 +194,10 @@ class LlmAgent(BaseAgent):
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         while True:
             final: Event | None = None
-            async for event in self._step(ctx):
-                yield event
-                final = event
+            async with contextlib.aclosing(self._step(ctx)) as step:
+                async for event in step:
+                    yield event
+                    final = event
             if final is None or ctx.end_invocation:
                 return
             actions = final.actions
@@ -203,8 +205,9 @@ class LlmAgent(BaseAgent):
                 target = self.root_agent.find_agent(actions.transfer_to_agent)
                 if target is None or target is self:
                     return
-                async for event in target.run_async(ctx):
-                    yield event
+                async with contextlib.aclosing(target.run_async(ctx)) as handed_over:
+                    async for event in handed_over:
+                        yield event
                 return
             if final.is_final_response() or final.partial:
                 return
@@ -364,6 +367,13 @@ class LlmAgent(BaseAgent):
         self, tool: BaseTool | None, call: types.FunctionCall, context: Context
     ) -> Any:
         args = dict(call.args or {})
+        if tool is not None and tool.name == TRANSFER_TOOL:
+            names = [agent.name for agent in self._transfer_targets()]
+            if args.get("agent_name") not in names:
+                return {
+                    "error": f"cannot transfer to {args.get('agent_name')!r}; agent "
+                    f"{self.name!r} can transfer to: {', '.join(names)}"
+                }
         if tool is None:
             return {
                 "error": f"there is no tool named {call.name!r}; available tools: "

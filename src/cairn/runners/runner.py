@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import AsyncGenerator, Iterator
@@ -220,8 +221,11 @@ class Runner:
                 if yield_user_message:
                     yield user_event
             ctx.agent = self._agent_to_run(session)
-            async for event in self._drive(ctx):
-                yield event
+            # aclosing: if the caller stops early, the agent's cleanup runs before the lease
+            # is released, not whenever the garbage collector gets to it.
+            async with contextlib.aclosing(self._drive(ctx)) as driven:
+                async for event in driven:
+                    yield event
             await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
 
     def _agent_to_run(self, session: Session) -> BaseAgent:
