@@ -6,6 +6,7 @@ Everyday names are importable from here; each also lives in its layer's package
 
 from cairn.agents import (
     Agent,
+    AgentTool,
     BaseAgent,
     CallbackContext,
     Context,
@@ -54,6 +55,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent",
+    "AgentTool",
     "AlreadyExistsError",
     "App",
     "BaseAgent",

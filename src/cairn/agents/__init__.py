@@ -1,5 +1,6 @@
 """Agents and the contexts they run with."""
 
+from cairn.agents.agent_tool import AgentTool
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import CallbackContext, Context, ToolContext
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
@@ -8,6 +9,7 @@ from cairn.agents.run_config import RunConfig, StreamingMode
 
 __all__ = [
     "Agent",
+    "AgentTool",
     "BaseAgent",
     "CallbackContext",
     "Context",

@@ -29,6 +29,7 @@ from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.session import Session
+from cairn.tools.base_tool import BaseToolset
 
 
 class Runner:
@@ -95,8 +96,15 @@ class Runner:
 
     # -- lifecycle -----------------------------------------------------------------------
     async def close(self) -> None:
-        """Close the plugins."""
+        """Close the plugins and the agents' toolsets (MCP connections and the like)."""
         await self.plugin_manager.close(self.plugin_close_timeout)
+        pending = [self.agent]
+        while pending:
+            agent = pending.pop()
+            pending.extend(agent.sub_agents)
+            for tool in getattr(agent, "tools", []):
+                if isinstance(tool, BaseToolset):
+                    await tool.close()
 
     async def __aenter__(self) -> Runner:
         return self

@@ -2,5 +2,20 @@
 
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool, LongRunningFunctionTool
+from cairn.tools.mcp_toolset import (
+    McpTool,
+    McpToolset,
+    StdioConnectionParams,
+    StreamableHTTPConnectionParams,
+)
 
-__all__ = ["BaseTool", "BaseToolset", "FunctionTool", "LongRunningFunctionTool"]
+__all__ = [
+    "BaseTool",
+    "BaseToolset",
+    "FunctionTool",
+    "LongRunningFunctionTool",
+    "McpTool",
+    "McpToolset",
+    "StdioConnectionParams",
+    "StreamableHTTPConnectionParams",
+]
