@@ -302,3 +302,33 @@ async def test_transfer_to_an_unknown_agent_is_refused_to_the_model() -> None:
     assert "'ghost'" in refusal and "real" in refusal
     assert events[1].actions.transfer_to_agent is None
     assert events[-1].author == "root" and events[-1].content.parts[0].text == "Staying here."
+
+
+async def test_a_compaction_summary_replaces_the_events_it_covers() -> None:
+    from cairn import EventActions, EventCompaction
+
+    llm = ScriptedLlm(script=["first", "second", "third"])
+    runner = await start(Agent(name="c", model=llm))
+    await turn(runner, said("old question"))
+    await turn(runner, said("another old one"))
+    session = await stored(runner)
+    summary = Event(
+        author="user",
+        actions=EventActions(
+            compaction=EventCompaction(
+                start_timestamp=session.events[0].timestamp,
+                end_timestamp=session.events[-1].timestamp,
+                compacted_content=types.Content(
+                    role="model", parts=[types.Part(text="The user asked two old questions.")]
+                ),
+            )
+        ),
+    )
+    await runner.session_service.append_event(session, summary)
+    await turn(runner, said("new question"))
+    texts = [p.text for c in llm.requests[-1].contents for p in c.parts or []]
+    assert texts == [
+        "Summary of the earlier conversation:\nThe user asked two old questions.",
+        "new question",
+    ]
+    assert len((await stored(runner)).events) == 7  # the log keeps everything

@@ -43,9 +43,30 @@ def build_contents(
     """Contents for a model call: the user's and this agent's turns as they were, other
     agents' turns as context, other branches left out. With ``invocation_id`` only that
     invocation's events count (``include_contents='none'``)."""
+    # A compaction's summary stands in for the events it covers (the log keeps them).
+    ranges = [
+        (event.actions.compaction.start_timestamp, event.actions.compaction.end_timestamp)
+        for event in events
+        if event.actions.compaction is not None
+    ]
+
+    def covered(event: Event) -> bool:
+        return any(start <= event.timestamp <= end for start, end in ranges)
+
     contents: list[types.Content] = []
     for event in events:
-        if event.partial or not event.content or not event.content.parts:
+        compaction = event.actions.compaction
+        if compaction is not None:
+            if compaction.compacted_content and compaction.compacted_content.parts:
+                summary = "".join(p.text or "" for p in compaction.compacted_content.parts)
+                contents.append(
+                    types.Content(
+                        role="user",
+                        parts=[types.Part(text=f"Summary of the earlier conversation:\n{summary}")],
+                    )
+                )
+            continue
+        if event.partial or not event.content or not event.content.parts or covered(event):
             continue
         if invocation_id is not None and event.invocation_id != invocation_id:
             continue
