@@ -21,7 +21,8 @@ from google.genai import types
 from cairn.errors import CairnError
 from cairn.models import LLMRegistry, LlmRequest, LlmResponse
 from cairn.models.errors import MissingApiKeyError, ModelCallError
-from cairn.models.openai_llm import OpenAILlm, _retry_after_seconds, _retry_delay
+from cairn.models.openai_llm import OpenAILlm, _retry_delay
+from cairn.models.retries import retry_after_seconds as _retry_after_seconds
 
 RECORDINGS = Path(__file__).parent / "recordings" / "openai"
 KEY = "sk-test-0123456789abcdef"

@@ -12,13 +12,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import email.utils
 import importlib
 import json
 import os
 import random
 import re
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -30,6 +28,7 @@ from cairn.models.base_llm import BaseLlm
 from cairn.models.errors import MissingApiKeyError, ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
+from cairn.models.retries import is_retryable_status, retry_after_seconds
 
 PROVIDER = "anthropic"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -478,33 +477,6 @@ def _describe(exc: Exception) -> str:
     return f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
 
 
-def _is_retryable(status: int) -> bool:
-    return status == 429 or status >= 500
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds the server asks us to wait (``retry-after-ms``, or ``retry-after`` in seconds or
-    as an HTTP date), or ``None``."""
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 class AnthropicLlm(BaseLlm):
     """Claude models through Anthropic's Messages API.
 
@@ -578,7 +550,7 @@ class AnthropicLlm(BaseLlm):
         return params
 
     def _backoff(self, retry_index: int, headers: Mapping[str, str]) -> float:
-        asked = _retry_after(headers)
+        asked = retry_after_seconds(headers)
         if asked is not None:
             return min(asked, _MAX_RETRY_AFTER)
         ceiling = min(_MAX_BACKOFF, _INITIAL_BACKOFF * 2.0**retry_index)
@@ -588,7 +560,7 @@ class AnthropicLlm(BaseLlm):
         self, exc: anthropic.APIStatusError, attempts: int, after_output: bool
     ) -> ModelCallError:
         status = _status_of(exc)
-        retryable = _is_retryable(status)
+        retryable = is_retryable_status(status)
         if after_output:
             hint = "The stream failed after partial output was yielded; call the model again."
         elif retryable:

@@ -10,12 +10,10 @@ chunks merged into one final response.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import importlib
 import logging
 import os
 import random
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
@@ -28,6 +26,7 @@ from cairn.models.base_llm import BaseLlm
 from cairn.models.errors import MissingApiKeyError, ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
+from cairn.models.retries import is_retryable_status, retry_after_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -247,7 +246,7 @@ class _Call:
             try:
                 return await attempt_call()
             except genai_errors.APIError as exc:
-                if not _is_retryable(exc.code) or attempts > self.gemini.max_retries:
+                if not is_retryable_status(exc.code) or attempts > self.gemini.max_retries:
                     raise self.api_error(exc, attempts=attempts) from exc
                 wait = _server_wait(exc)
                 if wait is not None and wait > self.gemini.max_retry_wait:
@@ -290,7 +289,7 @@ class _Call:
             model=self.model,
             status_code=exc.code,
             provider_message=self.redacted(message),
-            retryable=_is_retryable(exc.code),
+            retryable=is_retryable_status(exc.code),
             attempts=attempts,
             hint=hint or self.hint(exc),
         )
@@ -358,10 +357,6 @@ def _without_automatic_function_calling(
     )
 
 
-def _is_retryable(status_code: int) -> bool:
-    return status_code == 429 or status_code >= 500
-
-
 def _backoff(attempts: int) -> float:
     """Exponential backoff with jitter: about 1 s, 2 s, 4 s ... up to 30 s."""
     return min(_LONGEST_BACKOFF, _FIRST_BACKOFF * 2.0 ** (attempts - 1)) * random.uniform(0.5, 1.0)
@@ -370,11 +365,9 @@ def _backoff(attempts: int) -> float:
 def _server_wait(exc: genai_errors.APIError) -> float | None:
     """Seconds the server asked to wait: the Retry-After header, else a RetryInfo detail."""
     headers: Mapping[str, str] = getattr(exc.response, "headers", None) or {}
-    for name, value in headers.items():
-        if name.lower() == "retry-after":
-            seconds = _retry_after_seconds(value)
-            if seconds is not None:
-                return seconds
+    seconds = retry_after_seconds(headers)
+    if seconds is not None:
+        return seconds
     for detail in _error_details(exc.details):
         if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
             delay = detail.get("retryDelay")
@@ -384,19 +377,6 @@ def _server_wait(exc: genai_errors.APIError) -> float | None:
                 except ValueError:
                     return None
     return None
-
-
-def _retry_after_seconds(value: str) -> float | None:
-    """A Retry-After value (seconds, or an HTTP date) as seconds from now."""
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _error_details(body: Any) -> list[dict[str, Any]]:

@@ -11,13 +11,11 @@ import base64
 import json
 import logging
 import os
-import random
 import re
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 import httpx2
@@ -31,6 +29,7 @@ from cairn.models.base_llm import BaseLlm
 from cairn.models.errors import MissingApiKeyError, ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
+from cairn.models.retries import backoff_seconds, is_retryable_status, retry_after_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -155,7 +154,7 @@ class OpenAILlm(BaseLlm):
             try:
                 return await call()
             except openai.APIStatusError as error:
-                if not _is_retryable_status(error.status_code) or attempt > self.max_retries:
+                if not is_retryable_status(error.status_code) or attempt > self.max_retries:
                     raise self._call_error(error, client, attempts=attempt) from error
                 delay = _retry_delay(error.response.headers, attempt)
                 reason = f"HTTP {error.status_code}"
@@ -229,7 +228,7 @@ class OpenAILlm(BaseLlm):
             model=self.model,
             status_code=status,
             provider_message=message,
-            retryable=status is None or _is_retryable_status(status),
+            retryable=status is None or is_retryable_status(status),
             attempts=attempts,
             hint=hint,
         )
@@ -238,45 +237,17 @@ class OpenAILlm(BaseLlm):
 # --- retries -------------------------------------------------------------------------------
 
 
-def _is_retryable_status(status: int) -> bool:
-    return status == 429 or status >= 500
-
-
 def _backoff(attempt: int) -> float:
-    """Exponential backoff with jitter: about 0.5 s, 1 s, 2 s ... up to 8 s."""
-    return min(_INITIAL_BACKOFF * 2.0 ** (attempt - 1), _MAX_BACKOFF) * random.uniform(0.75, 1.0)
+    """About 0.5 s, 1 s, 2 s ... up to 8 s."""
+    return backoff_seconds(attempt, first=_INITIAL_BACKOFF, longest=_MAX_BACKOFF)
 
 
 def _retry_delay(headers: Mapping[str, str], attempt: int, now: datetime | None = None) -> float:
     """The wait a Retry-After header asks for (capped), else exponential backoff."""
-    asked = _retry_after_seconds(headers, now)
+    asked = retry_after_seconds(headers, now)
     if asked is None:
         return _backoff(attempt)
     return min(asked, _MAX_RETRY_WAIT)
-
-
-def _retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
-    """``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date; None if absent."""
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            return max(float(milliseconds) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
 
 
 def _provider_message(error: Exception) -> str:
