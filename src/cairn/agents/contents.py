@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from google.genai import types
 
 from cairn.events.event import Event
+from cairn.events.event_actions import EventCompaction
 
 
 def _in_branch(event_branch: str | None, branch: str | None) -> bool:
@@ -33,6 +34,16 @@ def _as_context(event: Event) -> types.Content:
     return types.Content(role="user", parts=[types.Part(text="\n".join(lines))])
 
 
+def _summary(compaction: EventCompaction) -> types.Content | None:
+    parts = compaction.compacted_content.parts if compaction.compacted_content else None
+    if not parts:
+        return None
+    text = "".join(p.text or "" for p in parts)
+    return types.Content(
+        role="user", parts=[types.Part(text=f"Summary of the earlier conversation:\n{text}")]
+    )
+
+
 def build_contents(
     events: Sequence[Event],
     *,
@@ -42,38 +53,32 @@ def build_contents(
 ) -> list[types.Content]:
     """Contents for a model call: the user's and this agent's turns as they were, other
     agents' turns as context, other branches left out. With ``invocation_id`` only that
-    invocation's events count (``include_contents='none'``)."""
-    # A compaction's summary stands in for the events it covers (the log keeps them).
-    ranges = [
-        (event.actions.compaction.start_timestamp, event.actions.compaction.end_timestamp)
-        for event in events
-        if event.actions.compaction is not None
-    ]
+    invocation's events count (``include_contents='none'``). A compaction's summary stands
+    in for the events it covers (the log keeps them).
 
-    def covered(event: Event) -> bool:
-        return any(start <= event.timestamp <= end for start, end in ranges)
-
-    contents: list[types.Content] = []
-    for event in events:
+    One pass from the newest event back: a compaction always comes after the events it
+    covers, so its range is known before they are reached.
+    """
+    covered: list[tuple[float, float]] = []
+    picked: list[types.Content] = []
+    own = ("user", agent_name)
+    for event in reversed(events):
         compaction = event.actions.compaction
         if compaction is not None:
-            if compaction.compacted_content and compaction.compacted_content.parts:
-                summary = "".join(p.text or "" for p in compaction.compacted_content.parts)
-                contents.append(
-                    types.Content(
-                        role="user",
-                        parts=[types.Part(text=f"Summary of the earlier conversation:\n{summary}")],
-                    )
-                )
+            covered.append((compaction.start_timestamp, compaction.end_timestamp))
+            summary = _summary(compaction)
+            if summary is not None:
+                picked.append(summary)
             continue
-        if event.partial or not event.content or not event.content.parts or covered(event):
+        content = event.content
+        if content is None or not content.parts or event.partial:
             continue
         if invocation_id is not None and event.invocation_id != invocation_id:
             continue
-        if not _in_branch(event.branch, branch):
+        if event.branch is not None and not _in_branch(event.branch, branch):
             continue
-        if event.author in ("user", agent_name):
-            contents.append(event.content)
-        else:
-            contents.append(_as_context(event))
-    return contents
+        if covered and any(start <= event.timestamp <= end for start, end in covered):
+            continue
+        picked.append(content if event.author in own else _as_context(event))
+    picked.reverse()
+    return picked

@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Literal
 
 from google.genai import types
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
@@ -98,7 +98,16 @@ class LlmAgent(BaseAgent):
     after_tool_callback: ToolCallback | list[ToolCallback] | None = None
     on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
 
+    _wrapped: dict[int, FunctionTool] = PrivateAttr(default_factory=dict)
+
     # -- configuration ----------------------------------------------------------------------
+    def _function_tool(self, func: Callable[..., Any]) -> FunctionTool:
+        """The FunctionTool for a plain function, built once (reading a signature is not free)."""
+        tool = self._wrapped.get(id(func))
+        if tool is None or tool.func is not func:
+            tool = self._wrapped[id(func)] = FunctionTool(func)
+        return tool
+
     @property
     def canonical_model(self) -> BaseLlm:
         """The model instance this agent calls (its own, or the nearest ancestor's)."""
@@ -134,14 +143,14 @@ class LlmAgent(BaseAgent):
                     tool for tool in await entry.get_tools(ctx) if entry._is_selected(tool, ctx)
                 )
             elif callable(entry):
-                tools.append(FunctionTool(entry))
+                tools.append(self._function_tool(entry))
             else:
                 raise TypeError(
                     f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
                     "functions, BaseTool or BaseToolset instances"
                 )
         if self._transfer_targets():
-            tools.append(FunctionTool(transfer_to_agent))
+            tools.append(self._function_tool(transfer_to_agent))
         return tools
 
     async def _instruction_text(self, value: Any, ctx: Context) -> str:
