@@ -119,7 +119,7 @@ class InvalidStateValueError(CairnError, TypeError):
         super().__init__(
             f"state key {key!r} in {where} holds a value that is not plain JSON: "
             f"{location} is {value_type}. cairn stores state as JSON only (dict with str keys, "
-            "list, str, int, finite float, bool, None). Convert it first, e.g. "
+            "list, str without U+0000, int, finite float, bool, None). Convert it first, e.g. "
             "model.model_dump(mode='json') for a pydantic model or list(...) for a tuple or set. "
             "Nothing was stored."
         )

@@ -130,3 +130,17 @@ async def test_revision_and_last_update_time(store: BaseSessionService) -> None:
     assert loaded is not None
     assert (loaded.revision, loaded.last_update_time) == (2, created_at + 100)
     assert loaded.events == []
+
+
+async def test_nul_characters_in_state_are_refused_on_every_store(
+    store: BaseSessionService,
+) -> None:
+    session = await store.create_session(app_name=APP, user_id="u1", session_id="s1")
+    with pytest.raises(InvalidStateValueError, match=r"'note'.*U\+0000"):
+        await store.append_event(session, Event(author="a", state={"note": "a\x00b"}))
+    with pytest.raises(InvalidStateValueError, match="'bad'"):
+        await store.create_session(
+            app_name=APP, user_id="u1", session_id="s2", state={"bad": ["\x00"]}
+        )
+    loaded = await store.get_session(app_name=APP, user_id="u1", session_id="s1")
+    assert loaded is not None and loaded.state == {} and loaded.events == []

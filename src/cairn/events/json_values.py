@@ -3,6 +3,7 @@
 A state value must survive a JSON round trip unchanged (guarantee 10), so
 tuples, sets, bytes, datetimes, NaN and arbitrary objects are refused up front
 with an error naming the key, instead of being coerced and silently changed.
+So are strings containing U+0000, which PostgreSQL's JSONB cannot store.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "Jso
 def _find_non_json(value: Any, path: str) -> tuple[str, str] | None:
     """Return (path, type name) of the first non-JSON part of `value`, or None."""
     kind = type(value)
-    if value is None or kind is str or kind is bool or kind is int:
+    if kind is str:
+        # Valid JSON, but PostgreSQL's JSONB cannot hold it: refused everywhere, so every store
+        # behaves alike.
+        return (path, "a string containing the NUL character (U+0000)") if "\x00" in value else None
+    if value is None or kind is bool or kind is int:
         return None
     if kind is float:
         return None if math.isfinite(value) else (path, f"the non-finite float {value!r}")
