@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from google.genai import types
@@ -44,6 +46,26 @@ def _summary(compaction: EventCompaction) -> types.Content | None:
     )
 
 
+def _pick(
+    event: Event,
+    own: tuple[str, str],
+    branch: str | None,
+    invocation_id: str | None,
+    covered: list[tuple[float, float]],
+) -> types.Content | None:
+    """What one (non-compaction) event contributes to the prompt, if anything."""
+    content = event.content
+    if content is None or not content.parts or event.partial:
+        return None
+    if invocation_id is not None and event.invocation_id != invocation_id:
+        return None
+    if event.branch is not None and not _in_branch(event.branch, branch):
+        return None
+    if covered and any(start <= event.timestamp <= end for start, end in covered):
+        return None
+    return content if event.author in own else _as_context(event)
+
+
 def build_contents(
     events: Sequence[Event],
     *,
@@ -55,10 +77,15 @@ def build_contents(
     agents' turns as context, other branches left out. With ``invocation_id`` only that
     invocation's events count (``include_contents='none'``). A compaction's summary stands
     in for the events it covers (the log keeps them).
-
-    One pass from the newest event back: a compaction always comes after the events it
-    covers, so its range is known before they are reached.
     """
+    return _build(events, agent_name, branch, invocation_id)[0]
+
+
+def _build(
+    events: Sequence[Event], agent_name: str, branch: str | None, invocation_id: str | None
+) -> tuple[list[types.Content], list[tuple[float, float]]]:
+    """One pass from the newest event back: a compaction always comes after the events it
+    covers, so its range is known before they are reached."""
     covered: list[tuple[float, float]] = []
     picked: list[types.Content] = []
     own = ("user", agent_name)
@@ -70,15 +97,69 @@ def build_contents(
             if summary is not None:
                 picked.append(summary)
             continue
-        content = event.content
-        if content is None or not content.parts or event.partial:
-            continue
-        if invocation_id is not None and event.invocation_id != invocation_id:
-            continue
-        if event.branch is not None and not _in_branch(event.branch, branch):
-            continue
-        if covered and any(start <= event.timestamp <= end for start, end in covered):
-            continue
-        picked.append(content if event.author in own else _as_context(event))
+        content = _pick(event, own, branch, invocation_id, covered)
+        if content is not None:
+            picked.append(content)
     picked.reverse()
-    return picked
+    return picked, covered
+
+
+@dataclasses.dataclass
+class _Built:
+    count: int
+    last_id: str
+    picked: list[types.Content]
+    covered: list[tuple[float, float]]
+
+
+class ContentsCache:
+    """Prompt contents of recently seen sessions, extended by only the events added since.
+
+    Stored events never change, so contents built for the first N events stay
+    right as long as the history still starts with them (checked by the id of
+    the N-th event) and no new compaction re-covers them (then it rebuilds).
+    """
+
+    def __init__(self, capacity: int = 256) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[str, ...], _Built] = OrderedDict()
+
+    def contents(
+        self,
+        key: tuple[str, ...],
+        events: Sequence[Event],
+        *,
+        agent_name: str,
+        branch: str | None,
+        invocation_id: str | None = None,
+    ) -> list[types.Content]:
+        """The same as ``build_contents(events, ...)``, reusing the previous call's work."""
+        key = (*key, agent_name, branch or "", invocation_id or "")
+        built = self._entries.get(key)
+        fresh = events[built.count :] if built and self._continues(built, events) else None
+        if (
+            built is not None
+            and fresh is not None
+            and not any(event.actions.compaction is not None for event in fresh)
+        ):
+            own = ("user", agent_name)
+            for event in fresh:
+                content = _pick(event, own, branch, invocation_id, built.covered)
+                if content is not None:
+                    built.picked.append(content)
+        else:
+            picked, covered = _build(events, agent_name, branch, invocation_id)
+            built = _Built(0, "", picked, covered)
+        built.count = len(events)
+        built.last_id = events[-1].id if events else ""
+        self._entries[key] = built
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+        return list(built.picked)
+
+    @staticmethod
+    def _continues(built: _Built, events: Sequence[Event]) -> bool:
+        if built.count == 0 or built.count > len(events):
+            return False
+        return events[built.count - 1].id == built.last_id

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
-from cairn.agents.contents import build_contents
+from cairn.agents.contents import ContentsCache
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
@@ -99,6 +99,7 @@ class LlmAgent(BaseAgent):
     on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
 
     _wrapped: dict[int, FunctionTool] = PrivateAttr(default_factory=dict)
+    _contents: ContentsCache = PrivateAttr(default_factory=ContentsCache)
 
     # -- configuration ----------------------------------------------------------------------
     def _function_tool(self, func: Callable[..., Any]) -> FunctionTool:
@@ -191,8 +192,10 @@ class LlmAgent(BaseAgent):
         if self.output_schema is not None and not tools:
             request.config.response_mime_type = "application/json"
             request.config.response_json_schema = self.output_schema.model_json_schema()
-        request.contents = build_contents(
-            ctx.session.events,
+        session = ctx.session
+        request.contents = self._contents.contents(
+            (session.app_name, session.user_id, session.id),
+            session.events,
             agent_name=self.name,
             branch=ctx.branch,
             invocation_id=ctx.invocation_id if self.include_contents == "none" else None,
