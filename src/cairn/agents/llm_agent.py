@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
+import json
 import logging
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -126,13 +128,23 @@ class LlmAgent(BaseAgent):
         )
 
     def _transfer_targets(self) -> list[BaseAgent]:
-        targets: list[BaseAgent] = list(self.sub_agents)
+        """Chat agents this one may hand the conversation to (a task or single_turn agent
+        hands back its result instead, and is called by its parent like a tool)."""
+        if self.mode in _DELEGATED:
+            return []
+        targets: list[BaseAgent] = [a for a in self.sub_agents if not _is_delegated(a)]
         parent = self.parent_agent
         if parent is not None and not self.disallow_transfer_to_parent:
             targets.append(parent)
         if parent is not None and not self.disallow_transfer_to_peers:
-            targets.extend(peer for peer in parent.sub_agents if peer is not self)
+            targets.extend(
+                peer for peer in parent.sub_agents if peer is not self and not _is_delegated(peer)
+            )
         return targets
+
+    def _delegates(self) -> dict[str, LlmAgent]:
+        """Sub-agents in task or single_turn mode, offered to the model as tools."""
+        return {a.name: a for a in self.sub_agents if isinstance(a, LlmAgent) and _is_delegated(a)}
 
     async def _resolved_tools(self, ctx: Context) -> list[BaseTool]:
         tools: list[BaseTool] = []
@@ -152,6 +164,9 @@ class LlmAgent(BaseAgent):
                 )
         if self._transfer_targets():
             tools.append(self._function_tool(transfer_to_agent))
+        tools.extend(_DelegateTool(agent) for agent in self._delegates().values())
+        if self.mode == "task":
+            tools.append(self._function_tool(finish_task))
         return tools
 
     async def _instruction_text(self, value: Any, ctx: Context) -> str:
@@ -198,7 +213,10 @@ class LlmAgent(BaseAgent):
             session.events,
             agent_name=self.name,
             branch=ctx.branch,
-            invocation_id=ctx.invocation_id if self.include_contents == "none" else None,
+            # A single_turn agent sees only its invocation (in which it got its request).
+            invocation_id=ctx.invocation_id
+            if self.include_contents == "none" or self.mode == "single_turn"
+            else None,
         )
         return request
 
@@ -220,6 +238,12 @@ class LlmAgent(BaseAgent):
                 async with contextlib.aclosing(target.run_async(ctx)) as handed_over:
                     async for event in handed_over:
                         yield event
+                return
+            if actions.end_of_agent and self.mode == "task":
+                if ctx.delegation is None:  # resumed on a later turn: report to the parent
+                    async with contextlib.aclosing(self._report_to_parent(ctx, final)) as rest:
+                        async for event in rest:
+                            yield event
                 return
             if final.is_final_response() or final.partial:
                 return
@@ -300,9 +324,95 @@ class LlmAgent(BaseAgent):
                 self._record_output(event)
             yield event
             if calls:
-                response_event = await self._run_calls(ctx, calls, tools)
-                if response_event is not None:
-                    yield response_event
+                delegates = self._delegates()
+                ordinary = [call for call in calls if call.name not in delegates]
+                if ordinary:
+                    response_event = await self._run_calls(ctx, ordinary, tools)
+                    if response_event is not None:
+                        yield response_event
+                for call in calls:
+                    if call.name in delegates:
+                        async with contextlib.aclosing(
+                            self._delegate(ctx, delegates[call.name], call)
+                        ) as delegated:
+                            async for delegated_event in delegated:
+                                yield delegated_event
+
+    async def _delegate(
+        self, ctx: InvocationContext, child: LlmAgent, call: types.FunctionCall
+    ) -> AsyncGenerator[Event, None]:
+        """Run a task or single_turn sub-agent on its own branch, then answer the call with its
+        result; a task agent that stops to ask the user leaves the call pending."""
+        args = dict(call.args or {})
+        request = args.get("request") if child.input_schema is None else None
+        child_branch = f"{ctx.branch}.{child.name}" if ctx.branch else child.name
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=child_branch,
+            content=types.Content(
+                role="user",
+                parts=[types.Part(text=str(request) if request is not None else json.dumps(args))],
+            ),
+        )
+        produced: list[Event] = []
+        child_ctx = dataclasses.replace(ctx, branch=child_branch, delegation=call.id)
+        async with contextlib.aclosing(child.run_async(child_ctx)) as events:
+            async for event in events:
+                yield event
+                if not event.partial:
+                    produced.append(event)
+        finished = child.mode == "single_turn" or any(e.actions.end_of_agent for e in produced)
+        if finished:
+            yield self._answer_call(ctx, call.id, child.name, _delegation_result(child, produced))
+
+    def _answer_call(
+        self, ctx: InvocationContext, call_id: str | None, name: str, result: Any
+    ) -> Event:
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            content=types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            id=call_id, name=name, response={"result": result}
+                        )
+                    )
+                ],
+            ),
+        )
+
+    async def _report_to_parent(
+        self, ctx: InvocationContext, finished: Event
+    ) -> AsyncGenerator[Event, None]:
+        """A task finished on a later turn: answer the parent's pending call, let it go on."""
+        parent = self.parent_agent
+        if not isinstance(parent, LlmAgent):
+            return
+        answered = {r.id for e in ctx.session.events for r in e.get_function_responses() if r.id}
+        pending = next(
+            (
+                call.id
+                for event in reversed(ctx.session.events)
+                if event.author == parent.name
+                for call in event.get_function_calls()
+                if call.name == self.name and call.id not in answered
+            ),
+            None,
+        )
+        if pending is None:
+            return
+        parent_branch = ctx.branch.rsplit(".", 1)[0] if ctx.branch and "." in ctx.branch else None
+        parent_ctx = dataclasses.replace(ctx, branch=parent_branch)
+        yield parent._answer_call(
+            parent_ctx, pending, self.name, _delegation_result(self, [finished])
+        )
+        async with contextlib.aclosing(parent.run_async(parent_ctx)) as events:
+            async for event in events:
+                yield event
 
     def _is_long_running(self, tools: list[BaseTool], name: str | None) -> bool:
         return any(tool.name == name and tool.is_long_running for tool in tools)
@@ -423,6 +533,71 @@ class LlmAgent(BaseAgent):
         return [n for n in names if n] + ([TRANSFER_TOOL] if self._transfer_targets() else [])
 
 
+_DELEGATED = ("task", "single_turn")
+
+
+def _is_delegated(agent: BaseAgent) -> bool:
+    return getattr(agent, "mode", None) in _DELEGATED
+
+
+def finish_task(result: str, tool_context: Context) -> dict[str, str]:
+    """Finish the task you were given and hand its result back to the agent that asked for it.
+
+    Args:
+        result: the outcome of the task, as the requesting agent should see it.
+    """
+    tool_context.actions.end_of_agent = True
+    return {"result": result}
+
+
+class _DelegateTool(BaseTool):
+    """A task or single_turn sub-agent as its parent's model sees it: a function to call."""
+
+    def __init__(self, agent: LlmAgent) -> None:
+        kind = (
+            "It works on the request, possibly asking the user questions over several turns, "
+            "and returns its result."
+            if agent.mode == "task"
+            else "It answers the request in one go and returns its result."
+        )
+        super().__init__(name=agent.name, description=f"{agent.description} {kind}".strip())
+        self.agent = agent
+
+    def declaration(self) -> types.FunctionDeclaration:
+        if self.agent.input_schema is not None:
+            schema = self.agent.input_schema.model_json_schema()
+        else:
+            schema = {
+                "type": "object",
+                "properties": {"request": {"type": "string", "description": "What to do."}},
+                "required": ["request"],
+            }
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=schema
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        raise RuntimeError("delegated agents are run by their parent's loop, not as tools")
+
+
+def _delegation_result(agent: LlmAgent, events: list[Event]) -> Any:
+    """The result a delegated agent hands back: finish_task's argument, else its last answer."""
+    for event in reversed(events):
+        if event.actions.end_of_agent:
+            for response in event.get_function_responses():
+                if response.name == "finish_task" and response.response is not None:
+                    return response.response.get("result")
+        if event.is_final_response() and event.content and event.content.parts:
+            text = "".join(p.text or "" for p in event.content.parts if not p.thought)
+            if agent.output_schema is not None:
+                try:
+                    return agent.output_schema.model_validate_json(text).model_dump(mode="json")
+                except ValidationError:
+                    return text
+            return text
+    return None
+
+
 _PENDING = object()
 """A long-running call with no result yet: no function response is sent."""
 
@@ -432,7 +607,13 @@ def _merge_actions(into: EventActions, other: EventActions) -> None:
     into.artifact_delta.update(other.artifact_delta)
     into.requested_auth_configs.update(other.requested_auth_configs)
     into.requested_tool_confirmations.update(other.requested_tool_confirmations)
-    for name in ("transfer_to_agent", "escalate", "skip_summarization", "transfer_reason"):
+    for name in (
+        "transfer_to_agent",
+        "escalate",
+        "skip_summarization",
+        "transfer_reason",
+        "end_of_agent",
+    ):
         value = getattr(other, name)
         if value:
             setattr(into, name, value)

@@ -19,20 +19,21 @@ def _transferable(agent: BaseAgent, root: BaseAgent) -> bool:
     return True
 
 
-def find_agent_to_run(events: Sequence[Event], root: BaseAgent) -> BaseAgent:
-    """The agent that answers the newest user event (ADK's chat-mode routing).
+def find_agent_to_run(events: Sequence[Event], root: BaseAgent) -> tuple[BaseAgent, str | None]:
+    """The agent that answers the newest user event, and the branch it works in.
 
-    A function response goes to the agent whose call it answers. Otherwise the
-    newest agent event decides: the target of a transfer that was not yet
-    answered, else its author if that agent may keep the conversation, else
-    the root.
+    ADK's chat-mode routing: a function response goes to the agent whose call
+    it answers. Otherwise the newest agent event decides: the target of a
+    transfer that was not yet answered, else its author if that agent may keep
+    the conversation, else the root.
     """
     if events and events[-1].author == "user":
         answered = {r.id for r in events[-1].get_function_responses() if r.id}
         if answered:
             for event in reversed(events[:-1]):
                 if any(call.id in answered for call in event.get_function_calls()):
-                    return root.find_agent(event.author) or root
+                    found = root.find_agent(event.author)
+                    return (found, event.branch) if found is not None else (root, None)
     for event in reversed(events):
         if event.author == "user":
             continue
@@ -40,10 +41,10 @@ def find_agent_to_run(events: Sequence[Event], root: BaseAgent) -> BaseAgent:
         if target:
             found = root.find_agent(target)
             if found is not None:
-                return found
+                return found, event.branch
         if event.author == root.name:
-            return root
+            return root, None
         agent = root.find_sub_agent(event.author)
         if agent is not None and _transferable(agent, root):
-            return agent
-    return root
+            return agent, event.branch
+    return root, None

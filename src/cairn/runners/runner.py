@@ -228,7 +228,7 @@ class Runner:
                 await self.session_service.append_event(session, user_event)
                 if yield_user_message:
                     yield user_event
-            ctx.agent = self._agent_to_run(session)
+            ctx.agent, ctx.branch = self._agent_to_run(session)
             # aclosing: if the caller stops early, the agent's cleanup runs before the lease
             # is released, not whenever the garbage collector gets to it.
             async with contextlib.aclosing(self._drive(ctx)) as driven:
@@ -236,10 +236,10 @@ class Runner:
                     yield event
             await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
 
-    def _agent_to_run(self, session: Session) -> BaseAgent:
+    def _agent_to_run(self, session: Session) -> tuple[BaseAgent, str | None]:
         """The root agent; for a root LlmAgent (chat mode), the agent that holds the chat."""
         if not isinstance(self.agent, LlmAgent):
-            return self.agent
+            return self.agent, None
         if self.agent.mode not in (None, "chat"):
             raise ValueError(
                 f"the root agent {self.agent.name!r} has mode={self.agent.mode!r}; a root "
