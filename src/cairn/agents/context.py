@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
@@ -30,11 +30,20 @@ class Context:
         event_actions: EventActions | None = None,
         function_call_id: str | None = None,
         tool_confirmation: ToolConfirmation | None = None,
+        node_path: str = "",
+        attempt_count: int = 1,
+        resume_inputs: dict[str, Any] | None = None,
     ) -> None:
         self._invocation_context = invocation_context
         self._event_actions = event_actions if event_actions is not None else EventActions()
         self._function_call_id = function_call_id
         self._tool_confirmation = tool_confirmation
+        self.node_path = node_path
+        """The ``name@run`` path of the workflow node this context serves ('' outside one)."""
+        self.attempt_count = attempt_count
+        """1 on a node's first attempt, 2 on its first retry, ..."""
+        self.resume_inputs = resume_inputs or {}
+        """Answers to this node's input requests, by interrupt id (when it reruns on resume)."""
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
 
     @property

@@ -63,6 +63,8 @@ class InvocationContext:
     user_content: types.Content | None = None
     run_config: RunConfig = dataclasses.field(default_factory=RunConfig)
     plugin_manager: AgentHooks | None = None
+    node_path: str = ""
+    """The workflow node path this agent runs at (``wf@1/review@2``), '' outside workflows."""
     delegation: str | None = None
     """The id of the parent's call this (task or single_turn) agent is serving, if any."""
     flags: InvocationFlags = dataclasses.field(default_factory=InvocationFlags)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 from pydantic import BaseModel, Field, field_serializer, field_validator, model_validator
@@ -75,6 +75,18 @@ class Event(LlmResponseFields):
     output: Any = None
     node_info: NodeInfo = Field(default_factory=NodeInfo)
     long_running_tool_ids: set[str] | None = None
+
+    if TYPE_CHECKING:  # the convenience keywords, for type checkers
+
+        def __init__(
+            self,
+            *,
+            message: Any = None,
+            state: dict[str, Any] | None = None,
+            route: Any = None,
+            node_path: str | None = None,
+            **data: Any,
+        ) -> None: ...
 
     def model_post_init(self, context: Any, /) -> None:
         if not self.id:

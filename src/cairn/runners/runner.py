@@ -203,8 +203,14 @@ class Runner:
         ):
             # Loaded inside the lock, so no other invocation of this process commits meanwhile.
             # A continued invocation needs its earlier events; a new one, what the agent reads.
-            window = None if continuing else self.agent.history_window()
+            answering = _answered_call_ids(new_message)
+            window = None if continuing or answering else self.agent.history_window()
             session = await self._load_session(user_id, session_id, window)
+            if answering and not continuing:
+                # Answers to calls of an earlier invocation resume that invocation.
+                paused = _invocation_of_calls(session.events, answering)
+                if paused is not None:
+                    invocation_id, continuing = paused, True
             if continuing and not any(e.invocation_id == invocation_id for e in session.events):
                 raise InvocationNotFoundError(
                     app_name=self.app_name,
@@ -224,6 +230,8 @@ class Runner:
                 plugin_manager=self.plugin_manager,
             )
             user_event = await self._user_event(ctx, new_message, state_delta)
+            if continuing:  # the invocation's own request stays its input
+                ctx.user_content = _first_request(session.events, invocation_id)
             if user_event is not None:
                 await self.session_service.append_event(session, user_event)
                 if yield_user_message:
@@ -373,3 +381,34 @@ class InMemoryRunner(Runner):
             session_service=InMemorySessionService(),
             plugin_close_timeout=plugin_close_timeout,
         )
+
+
+def _answered_call_ids(message: types.Content | None) -> set[str]:
+    if message is None or not message.parts:
+        return set()
+    return {
+        p.function_response.id
+        for p in message.parts
+        if p.function_response is not None and p.function_response.id
+    }
+
+
+def _invocation_of_calls(events: list[Event], call_ids: set[str]) -> str | None:
+    """The invocation whose function calls these ids answer (the newest one that made any)."""
+    for event in reversed(events):
+        if any(call.id in call_ids for call in event.get_function_calls()):
+            return event.invocation_id
+    return None
+
+
+def _first_request(events: list[Event], invocation_id: str) -> types.Content | None:
+    """The user's message that started an invocation (not a later answer to a call)."""
+    for event in events:
+        if (
+            event.invocation_id == invocation_id
+            and event.author == "user"
+            and event.content is not None
+            and not event.get_function_responses()
+        ):
+            return event.content
+    return None

@@ -1,0 +1,66 @@
+"""What one invocation's events say about each node of a workflow (for resuming it)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from cairn.events.event import Event
+from cairn.events.request_input import REQUEST_INPUT_FUNCTION
+
+
+@dataclasses.dataclass
+class NodeRecord:
+    """One node run (``name@run``) as the log recorded it."""
+
+    completed: bool = False
+    output: Any = None
+    route: Any = None
+    interrupts: list[str] = dataclasses.field(default_factory=list)
+    failures: int = 0
+
+
+@dataclasses.dataclass
+class Replay:
+    """Node runs of one workflow run, and the answers given to its input requests."""
+
+    runs: dict[str, NodeRecord]
+    answers: dict[str, Any]
+
+    @classmethod
+    def scan(cls, events: Sequence[Event], invocation_id: str, workflow_path: str) -> Replay:
+        """Read only this invocation's events under ``workflow_path``."""
+        prefix = workflow_path + "/"
+        runs: dict[str, NodeRecord] = {}
+        answers: dict[str, Any] = {}
+        for event in events:
+            if event.invocation_id != invocation_id:
+                continue
+            for response in event.get_function_responses():
+                if response.id:
+                    answers[response.id] = response.response
+            path = event.node_info.path
+            if not path.startswith(prefix):
+                continue
+            child = path[len(prefix) :]
+            if "/" in child:
+                continue  # deeper: a nested workflow reads its own
+            record = runs.setdefault(child, NodeRecord())
+            if event.actions.end_of_agent:
+                record.completed = True
+                record.output = event.output
+                record.route = event.actions.route
+            elif event.error_code:
+                record.failures += 1
+            for call in event.get_function_calls():
+                if call.name == REQUEST_INPUT_FUNCTION and call.id:
+                    record.interrupts.append(call.id)
+        return cls(runs=runs, answers=answers)
+
+
+def unwrap_answer(response: Any) -> Any:
+    """ADK's convention: ``{"result": x}`` means x."""
+    if isinstance(response, dict) and set(response) == {"result"}:
+        return response["result"]
+    return response

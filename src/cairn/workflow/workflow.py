@@ -1,0 +1,399 @@
+"""Workflow: a graph of nodes run as one agent, resumable from its own events."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import dataclasses
+import inspect
+import json
+import random
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+from google.genai import types
+from pydantic import PrivateAttr
+
+from cairn.agents.base_agent import BaseAgent
+from cairn.agents.context import Context
+from cairn.agents.invocation_context import InvocationContext
+from cairn.events.event import Event
+from cairn.events.event_actions import EventActions
+from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
+from cairn.tools.base_tool import BaseTool
+from cairn.workflow.graph import Graph, build_graph
+from cairn.workflow.join_node import JoinNode
+from cairn.workflow.nodes import DEFAULT_ROUTE, START_NAME, BaseNode, FunctionNode, RetryConfig
+from cairn.workflow.replay import Replay, unwrap_answer
+
+
+class AgentNode(BaseNode):
+    """An agent (or a nested workflow) as a node: its input arrives as a user turn on its own
+    branch; its output is a nested workflow's output, or the agent's last answer."""
+
+    agent: BaseAgent
+
+
+class ToolNode(BaseNode):
+    """A tool as a node: a dict input is its arguments; its result is the output."""
+
+    tool: BaseTool
+
+
+def _convert(value: Any) -> BaseNode | None:
+    if isinstance(value, BaseAgent):
+        return AgentNode(name=value.name, description=value.description, agent=value)
+    if isinstance(value, BaseTool):
+        return ToolNode(name=value.name, description=value.description, tool=value)
+    return None
+
+
+@dataclasses.dataclass
+class _Outcome:
+    """How a node run ended: an output and route, or waiting for input, or failed."""
+
+    output: Any = None
+    route: Any = None
+    waiting: bool = False
+    failed: bool = False
+
+
+class Workflow(BaseAgent):
+    """Nodes connected by edges, run as one agent (so a Runner runs it, and workflows nest).
+
+    A node's output is the input of the nodes after it; ``Event(route=...)``
+    picks routed edges; ``Event(state=...)`` (or ``ctx.state``) changes state.
+    Every node run is recorded in the log (``node_info.path`` = ``wf@1/node@run``),
+    so a paused run resumes from that invocation's events: finished nodes are
+    not run again.
+    """
+
+    edges: list[Any]
+    max_concurrency: int | None = None
+
+    _graph: Graph = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        self._graph = build_graph(self.name, self.edges, convert=_convert)
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        my_path = ctx.node_path or f"{self.name}@1"
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, my_path)
+        graph = self._graph
+        queue: collections.deque[tuple[str, Any, str | None]] = collections.deque()
+        first_input = _user_input(ctx)
+        for edge in graph.successors(START_NAME):
+            queue.append((edge.to_node.name, first_input, START_NAME))
+        runs: collections.Counter[str] = collections.Counter()
+        joined: dict[str, dict[str, Any]] = {}
+        terminal_outputs: list[Any] = []
+        waiting = False
+        while queue:
+            name, node_input, sender = queue.popleft()
+            node = graph.nodes[name]
+            if isinstance(node, JoinNode):
+                arrived = joined.setdefault(name, {})
+                arrived[sender or START_NAME] = node_input
+                if set(graph.predecessors(name)) - set(arrived):
+                    continue
+                node_input = joined.pop(name)
+            runs[name] += 1
+            run_name = f"{name}@{runs[name]}"
+            path = f"{my_path}/{run_name}"
+            outcome = _Outcome()
+            async with contextlib.aclosing(
+                self._run_node(ctx, node, path, node_input, replay, run_name, outcome)
+            ) as events:
+                async for event in events:
+                    yield event
+            if outcome.failed:
+                return
+            if outcome.waiting:
+                waiting = True
+                continue
+            successors = self._fired(name, outcome.route)
+            if not successors:
+                terminal_outputs.append(outcome.output)
+            for target in successors:
+                queue.append((target, outcome.output, name))
+        if waiting:
+            return
+        output = terminal_outputs[0] if len(terminal_outputs) == 1 else None
+        if len(terminal_outputs) > 1:
+            output = terminal_outputs  # several terminal nodes ran: all their outputs
+        yield Event(
+            author=self.name,
+            node_path=my_path,
+            output=output,
+            actions=EventActions(end_of_agent=True),
+        )
+
+    def _fired(self, name: str, route: Any) -> list[str]:
+        """Targets of the edges from ``name`` that fire for the emitted ``route``."""
+        emitted = route if isinstance(route, list) else ([] if route is None else [route])
+        emitted_keys = {_route_key(r) for r in emitted}
+        targets: list[str] = []
+        defaults: list[str] = []
+        specific = False
+        for edge in self._graph.successors(name):
+            if edge.route is None:
+                targets.append(edge.to_node.name)
+                continue
+            routes = edge.route if isinstance(edge.route, list) else [edge.route]
+            if DEFAULT_ROUTE in routes:
+                defaults.append(edge.to_node.name)
+            if emitted_keys & {_route_key(r) for r in routes if r != DEFAULT_ROUTE}:
+                targets.append(edge.to_node.name)
+                specific = True
+        return targets if specific else targets + defaults
+
+    async def _run_node(
+        self,
+        ctx: InvocationContext,
+        node: BaseNode,
+        path: str,
+        node_input: Any,
+        replay: Replay,
+        run_name: str,
+        outcome: _Outcome,
+    ) -> AsyncGenerator[Event, None]:
+        record = replay.runs.get(run_name)
+        if record is not None and record.completed:  # done before: never run again
+            outcome.output, outcome.route = record.output, record.route
+            return
+        resume_inputs: dict[str, Any] = {}
+        if record is not None and record.interrupts:
+            answered = {i: replay.answers[i] for i in record.interrupts if i in replay.answers}
+            if len(answered) < len(record.interrupts):
+                outcome.waiting = True
+                return
+            if not node.rerun_on_resume:
+                outcome.output = unwrap_answer(answered[record.interrupts[-1]])
+                yield self._completion(path, outcome.output, None, EventActions())
+                return
+            resume_inputs = {i: unwrap_answer(a) for i, a in answered.items()}
+        attempt = (record.failures if record else 0) + 1
+        retry = node.retry_config
+        while True:
+            node_ctx = Context(
+                dataclasses.replace(ctx, node_path=path),
+                node_path=path,
+                attempt_count=attempt,
+                resume_inputs=resume_inputs,
+            )
+            try:
+                async with contextlib.aclosing(
+                    self._node_events(ctx, node, node_ctx, path, node_input, outcome)
+                ) as events:
+                    async with asyncio.timeout(node.timeout):
+                        async for event in events:
+                            yield event
+            except Exception as error:
+                reason = "timed out" if isinstance(error, TimeoutError) else "failed"
+                yield Event(
+                    author=self.name,
+                    node_path=path,
+                    error_code=type(error).__name__,
+                    error_message=f"node {node.name!r} of workflow {self.name!r} {reason} "
+                    f"(attempt {attempt}): {error}",
+                )
+                if retry is not None and attempt < retry.max_attempts and _retries(retry, error):
+                    await asyncio.sleep(_delay(retry, attempt))
+                    attempt += 1
+                    outcome.output = outcome.route = None
+                    continue
+                outcome.failed = True
+                yield Event(
+                    author=self.name,
+                    node_path=path.rsplit("/", 1)[0],
+                    error_code="NODE_FAILED",
+                    error_message=f"workflow {self.name!r} stopped: node {node.name!r} "
+                    f"failed after {attempt} attempt(s): {error}",
+                )
+                return
+            if outcome.waiting:
+                return
+            yield self._completion(path, outcome.output, outcome.route, node_ctx.actions)
+            return
+
+    def _completion(self, path: str, output: Any, route: Any, actions: EventActions) -> Event:
+        """The event that records a node run as finished, with its output and route."""
+        actions.end_of_agent = True
+        actions.route = route
+        return Event(author=self.name, node_path=path, output=output, actions=actions)
+
+    async def _node_events(
+        self,
+        ctx: InvocationContext,
+        node: BaseNode,
+        node_ctx: Context,
+        path: str,
+        node_input: Any,
+        outcome: _Outcome,
+    ) -> AsyncGenerator[Event, None]:
+        """Run one node; set ``outcome``; yield the events it produced (path and author set)."""
+        if isinstance(node, FunctionNode):
+            items = _call_function(node, node_ctx, node_input)
+        elif isinstance(node, AgentNode):
+            items = self._run_agent(ctx, node, path, node_input, outcome)
+        elif isinstance(node, ToolNode):
+            items = _call_tool(node, node_ctx, node_input)
+        elif isinstance(node, JoinNode):
+            items = _single(node_input)
+        else:
+            raise TypeError(f"node {node.name!r} of type {type(node).__name__} cannot run")
+        async for item in items:
+            if isinstance(item, RequestInput):
+                outcome.waiting = True
+                yield _input_request(self.name, path, item, node_ctx)
+            elif isinstance(item, Event):
+                if not item.node_info.path:
+                    item.node_info = item.node_info.model_copy(update={"path": path})
+                if not item.author:
+                    item.author = self.name
+                if item.output is not None:
+                    outcome.output = item.output
+                if item.actions.route is not None:
+                    outcome.route = item.actions.route
+                yield item
+            elif isinstance(item, _AgentResult):
+                outcome.output = item.output
+            else:
+                outcome.output = item
+
+    async def _run_agent(
+        self,
+        ctx: InvocationContext,
+        node: AgentNode,
+        path: str,
+        node_input: Any,
+        outcome: _Outcome,
+    ) -> AsyncIterator[Any]:
+        agent = node.agent
+        child = dataclasses.replace(ctx, node_path=path, branch=path.replace("/", "."))
+        if not isinstance(agent, Workflow):
+            text = node_input if isinstance(node_input, str) else json.dumps(node_input)
+            yield Event(
+                author=self.name,
+                node_path=path,
+                branch=child.branch,
+                content=types.Content(role="user", parts=[types.Part(text=text)]),
+            )
+        result: Any = None
+        async with contextlib.aclosing(agent.run_async(child)) as events:
+            async for event in events:
+                if isinstance(agent, Workflow) and event.node_info.path == path:
+                    if event.actions.end_of_agent:
+                        result = event.output
+                        continue  # this node's own completion event is written by us
+                elif event.is_final_response() and event.content and event.content.parts:
+                    result = "".join(p.text or "" for p in event.content.parts if not p.thought)
+                if event.long_running_tool_ids:
+                    outcome.waiting = True
+                yield event
+        yield _AgentResult(result)
+
+
+@dataclasses.dataclass
+class _AgentResult:
+    output: Any
+
+
+async def _single(value: Any) -> AsyncIterator[Any]:
+    yield value
+
+
+def _user_input(ctx: InvocationContext) -> Any:
+    content = ctx.user_content
+    if content is None or not content.parts:
+        return None
+    texts = [p.text for p in content.parts if p.text]
+    return "".join(texts) if texts else content
+
+
+def _route_key(route: Any) -> tuple[str, Any]:
+    # True == 1 in Python; a bool route must not match an int edge (or the reverse).
+    return (type(route).__name__, route)
+
+
+def _retries(config: RetryConfig, error: BaseException) -> bool:
+    return config.exceptions is None or isinstance(error, tuple(config.exceptions))
+
+
+def _delay(config: RetryConfig, attempt: int) -> float:
+    delay = min(config.initial_delay * config.backoff_factor ** (attempt - 1), config.max_delay)
+    return float(delay + random.uniform(0, config.jitter))
+
+
+def _input_request(author: str, path: str, request: RequestInput, ctx: Context) -> Event:
+    args = {
+        "interruptId": request.interrupt_id,
+        "message": request.message,
+        "payload": request.payload,
+        "responseSchema": request.response_schema,
+    }
+    call = types.FunctionCall(
+        id=request.interrupt_id,
+        name=REQUEST_INPUT_FUNCTION,
+        args={k: v for k, v in args.items() if v is not None},
+    )
+    return Event(
+        author=author,
+        node_path=path,
+        content=types.Content(role="model", parts=[types.Part(function_call=call)]),
+        long_running_tool_ids={request.interrupt_id},
+        actions=ctx.actions,
+    )
+
+
+async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
+    kwargs = _bind(node, ctx, node_input)
+    result = node.func(**kwargs)
+    if inspect.isasyncgen(result):
+        async for item in result:
+            yield item
+    elif inspect.isgenerator(result):
+        for item in result:
+            yield item
+    else:
+        if inspect.isawaitable(result):
+            result = await result
+        if result is not None:
+            yield result
+
+
+def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
+    """Parameters by name: ``node_input``, ``ctx`` (or a Context annotation), else state."""
+    kwargs: dict[str, Any] = {}
+    for parameter in inspect.signature(node.func).parameters.values():
+        annotation = parameter.annotation
+        annotation_name = getattr(annotation, "__name__", str(annotation))
+        if parameter.name == "node_input":
+            kwargs[parameter.name] = node_input
+        elif parameter.name == "ctx" or annotation_name.split(".")[-1] in {
+            "Context",
+            "ToolContext",
+            "CallbackContext",
+        }:
+            kwargs[parameter.name] = ctx
+        elif parameter.name in ctx.state:
+            kwargs[parameter.name] = ctx.state[parameter.name]
+        elif parameter.default is not inspect.Parameter.empty:
+            continue
+        else:
+            raise KeyError(
+                f"node {node.name!r} needs {parameter.name!r}, which is neither node_input, ctx "
+                "nor a key in the session state; give it a default or set that state key first"
+            )
+    return kwargs
+
+
+async def _call_tool(node: ToolNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
+    args = node_input if isinstance(node_input, dict) else {"input": node_input}
+    yield await node.tool.run_async(args=args, tool_context=ctx)

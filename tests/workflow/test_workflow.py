@@ -1,0 +1,190 @@
+"""Running workflows: outputs, routes, state, joins, nesting, retries, input requests, resume."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+from typing import Any
+
+from google.genai import types
+
+from cairn import Event, InMemoryRunner, Runner, SqliteSessionService
+from cairn.workflow import DEFAULT_ROUTE, START, JoinNode, RequestInput, RetryConfig, Workflow, node
+
+APP, USER, SESSION = "wf", "u1", "s1"
+ran: collections.Counter[str] = collections.Counter()
+
+
+def said(text: str) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+
+def answer(interrupt_id: str, value: Any) -> types.Content:
+    response = types.FunctionResponse(
+        id=interrupt_id, name="adk_request_input", response={"result": value}
+    )
+    return types.Content(role="user", parts=[types.Part(function_response=response)])
+
+
+async def run(runner: Runner, message: types.Content) -> list[Event]:
+    return [
+        e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)
+    ]
+
+
+async def start(workflow: Workflow) -> InMemoryRunner:
+    ran.clear()
+    runner = InMemoryRunner(agent=workflow, app_name=APP)
+    await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    return runner
+
+
+def upper(node_input: str) -> str:
+    ran["upper"] += 1
+    return node_input.upper()
+
+
+def exclaim(node_input: str, ctx) -> str:  # type: ignore[no-untyped-def]
+    ran["exclaim"] += 1
+    ctx.state["last"] = node_input
+    return node_input + "!"
+
+
+async def test_outputs_flow_along_edges_and_state_is_committed() -> None:
+    runner = await start(Workflow(name="pipe", edges=[(START, upper, exclaim)]))
+    events = await run(runner, said("hi"))
+    assert events[-1].output == "HI!" and events[-1].node_info.path == "pipe@1"
+    paths = [e.node_info.path for e in events]
+    assert paths == ["pipe@1/upper@1", "pipe@1/exclaim@1", "pipe@1"]
+    session = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=SESSION
+    )
+    assert session is not None and session.state == {"last": "HI"}
+
+
+def classify(node_input: str):  # type: ignore[no-untyped-def]
+    yield Event(route="long" if len(node_input) > 3 else "short", output=node_input)
+
+
+def short(node_input: str) -> str:
+    return f"short:{node_input}"
+
+
+def long(node_input: str) -> str:
+    return f"long:{node_input}"
+
+
+def fallback(node_input: str) -> str:
+    return f"other:{node_input}"
+
+
+async def test_routes_pick_edges_and_default_fires_only_when_nothing_matched() -> None:
+    workflow = Workflow(
+        name="router",
+        edges=[(START, classify, {"short": short, "long": long, DEFAULT_ROUTE: fallback})],
+    )
+    runner = await start(workflow)
+    assert (await run(runner, said("abc")))[-1].output == "short:abc"
+    assert (await run(runner, said("abcdef")))[-1].output == "long:abcdef"
+
+
+def left(node_input: str) -> str:
+    return "L"
+
+
+def right(node_input: str) -> str:
+    return "R"
+
+
+async def test_fan_out_and_join() -> None:
+    join = JoinNode(name="both")
+    workflow = Workflow(name="fan", edges=[(START, (left, right), join)])
+    runner = await start(workflow)
+    assert (await run(runner, said("x")))[-1].output == {"left": "L", "right": "R"}
+
+
+async def test_workflows_nest() -> None:
+    inner = Workflow(name="inner", edges=[(START, upper)])
+    outer = Workflow(name="outer", edges=[(START, inner, exclaim)])
+    runner = await start(outer)
+    events = await run(runner, said("hi"))
+    assert events[-1].output == "HI!"
+    assert "outer@1/inner@1/upper@1" in [e.node_info.path for e in events]
+
+
+flaky_calls = collections.Counter[str]()
+
+
+@node(retry_config=RetryConfig(max_attempts=3, initial_delay=0, jitter=0))
+def flaky(node_input: str) -> str:
+    flaky_calls["flaky"] += 1
+    if flaky_calls["flaky"] < 3:
+        raise ConnectionError("try again")
+    return "ok"
+
+
+async def test_a_failing_node_is_retried_then_the_workflow_goes_on() -> None:
+    flaky_calls.clear()
+    runner = await start(Workflow(name="retry", edges=[(START, flaky)]))
+    events = await run(runner, said("x"))
+    assert [e.error_code for e in events if e.error_code] == ["ConnectionError"] * 2
+    assert events[-1].output == "ok"
+
+
+@node(retry_config=RetryConfig(max_attempts=2, initial_delay=0, jitter=0))
+def broken(node_input: str) -> str:
+    raise ValueError("always")
+
+
+async def test_exhausted_retries_stop_the_workflow_naming_the_node() -> None:
+    runner = await start(Workflow(name="stop", edges=[(START, broken, upper)]))
+    events = await run(runner, said("x"))
+    assert events[-1].error_code == "NODE_FAILED"
+    assert "'broken'" in events[-1].error_message and "2 attempt" in events[-1].error_message
+    assert ran["upper"] == 0
+
+
+def draft(node_input: str) -> str:
+    ran["draft"] += 1
+    return f"Dear team, {node_input}"
+
+
+def review(node_input: str):  # type: ignore[no-untyped-def]
+    ran["review"] += 1
+    yield RequestInput(interrupt_id="review-1", message=f"Approve? {node_input}")
+
+
+def decide(node_input: str) -> str:
+    ran["decide"] += 1
+    return f"decision: {node_input}"
+
+
+async def test_an_input_request_pauses_and_the_answer_resumes_without_rerunning() -> None:
+    runner = await start(Workflow(name="mail", edges=[(START, draft, review, decide)]))
+    paused = await run(runner, said("hello"))
+    request = paused[-1]
+    assert request.long_running_tool_ids == {"review-1"}
+    assert request.get_function_calls()[0].args["message"] == "Approve? Dear team, hello"
+    resumed = await run(runner, answer("review-1", "approved"))
+    assert resumed[-1].output == "decision: approved"
+    assert resumed[-1].invocation_id == paused[-1].invocation_id
+    assert ran == {"draft": 1, "review": 1, "decide": 1}  # nothing completed ran twice
+
+
+async def test_resume_works_from_a_fresh_store_object(tmp_path: Path) -> None:
+    ran.clear()
+    path = tmp_path / "sessions.db"
+    workflow = Workflow(name="mail", edges=[(START, draft, review, decide)])
+    first = Runner(
+        app_name=APP,
+        agent=workflow,
+        session_service=SqliteSessionService(path),
+        auto_create_session=True,
+    )
+    await run(first, said("hello"))
+    await first.session_service.close()
+    second = Runner(app_name=APP, agent=workflow, session_service=SqliteSessionService(path))
+    resumed = await run(second, answer("review-1", "approved"))
+    assert resumed[-1].output == "decision: approved"
+    assert ran == {"draft": 1, "review": 1, "decide": 1}
+    await second.session_service.close()
