@@ -188,3 +188,27 @@ async def test_resume_works_from_a_fresh_store_object(tmp_path: Path) -> None:
     assert resumed[-1].output == "decision: approved"
     assert ran == {"draft": 1, "review": 1, "decide": 1}
     await second.session_service.close()
+
+
+def ask_amount(node_input: str):  # type: ignore[no-untyped-def]
+    yield RequestInput(
+        interrupt_id="amount-1",
+        message="How much?",
+        response_schema={"type": "integer", "minimum": 1},
+    )
+
+
+def double(node_input: int) -> int:
+    ran["double"] += 1
+    return node_input * 2
+
+
+async def test_an_answer_that_breaks_the_response_schema_keeps_the_node_waiting() -> None:
+    runner = await start(Workflow(name="pay", edges=[(START, ask_amount, double)]))
+    await run(runner, said("pay"))
+    refused = await run(runner, answer("amount-1", "lots"))
+    assert refused[-1].error_code == "INVALID_INPUT"
+    assert "'amount-1'" in refused[-1].error_message and "integer" in refused[-1].error_message
+    assert ran["double"] == 0
+    accepted = await run(runner, answer("amount-1", 5))
+    assert accepted[-1].output == 10 and ran["double"] == 1

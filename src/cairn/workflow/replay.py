@@ -27,6 +27,8 @@ class Replay:
 
     runs: dict[str, NodeRecord]
     answers: dict[str, Any]
+    schemas: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Interrupt id -> the JSON schema its answer must match (if the request gave one)."""
 
     @classmethod
     def scan(cls, events: Sequence[Event], invocation_id: str, workflow_path: str) -> Replay:
@@ -34,6 +36,7 @@ class Replay:
         prefix = workflow_path + "/"
         runs: dict[str, NodeRecord] = {}
         answers: dict[str, Any] = {}
+        schemas: dict[str, Any] = {}
         for event in events:
             if event.invocation_id != invocation_id:
                 continue
@@ -56,7 +59,9 @@ class Replay:
             for call in event.get_function_calls():
                 if call.name == REQUEST_INPUT_FUNCTION and call.id:
                     record.interrupts.append(call.id)
-        return cls(runs=runs, answers=answers)
+                    if call.args and call.args.get("responseSchema") is not None:
+                        schemas[call.id] = call.args["responseSchema"]
+        return cls(runs=runs, answers=answers, schemas=schemas)
 
 
 def unwrap_answer(response: Any) -> Any:

@@ -12,6 +12,7 @@ import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+import jsonschema
 from google.genai import types
 from pydantic import PrivateAttr
 
@@ -173,6 +174,19 @@ class Workflow(BaseAgent):
             if len(answered) < len(record.interrupts):
                 outcome.waiting = True
                 return
+            for interrupt_id, given in answered.items():
+                problem = _schema_problem(replay.schemas.get(interrupt_id), unwrap_answer(given))
+                if problem is not None:
+                    outcome.waiting = True
+                    yield Event(
+                        author=self.name,
+                        node_path=path,
+                        error_code="INVALID_INPUT",
+                        error_message=f"the answer to input request {interrupt_id!r} of node "
+                        f"{node.name!r} does not match its response_schema: {problem}. The node "
+                        "is still waiting; answer again.",
+                    )
+                    return
             if not node.rerun_on_resume:
                 outcome.output = unwrap_answer(answered[record.interrupts[-1]])
                 yield self._completion(path, outcome.output, None, EventActions())
@@ -397,3 +411,16 @@ def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
 async def _call_tool(node: ToolNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
     args = node_input if isinstance(node_input, dict) else {"input": node_input}
     yield await node.tool.run_async(args=args, tool_context=ctx)
+
+
+def _schema_problem(schema: Any, value: Any) -> str | None:
+    """Why ``value`` does not match the JSON ``schema`` (None if it does, or no schema)."""
+    if schema is None:
+        return None
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(value)
+    )
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(the answer)"
+    return f"{where}: {error.message}"
