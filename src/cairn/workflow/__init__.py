@@ -1,6 +1,7 @@
 """Workflow graphs: nodes, edges and their validation (execution and resume build on these)."""
 
 from cairn.events.request_input import RequestInput
+from cairn.workflow.agents import LoopAgent, SequentialAgent
 from cairn.workflow.graph import Edge, Graph, WorkflowDefinitionError, build_graph, parse_edges
 from cairn.workflow.join_node import JoinNode
 from cairn.workflow.nodes import DEFAULT_ROUTE, START, BaseNode, FunctionNode, RetryConfig, node
@@ -15,8 +16,10 @@ __all__ = [
     "FunctionNode",
     "Graph",
     "JoinNode",
+    "LoopAgent",
     "RequestInput",
     "RetryConfig",
+    "SequentialAgent",
     "ToolNode",
     "Workflow",
     "WorkflowDefinitionError",

@@ -15,6 +15,7 @@ class NodeRecord:
     """One node run (``name@run``) as the log recorded it."""
 
     completed: bool = False
+    escalated: bool = False
     output: Any = None
     route: Any = None
     interrupts: list[str] = dataclasses.field(default_factory=list)
@@ -50,6 +51,8 @@ class Replay:
             if "/" in child:
                 continue  # deeper: a nested workflow reads its own
             record = runs.setdefault(child, NodeRecord())
+            if event.actions.escalate:
+                record.escalated = True
             if event.actions.end_of_agent:
                 record.completed = True
                 record.output = event.output

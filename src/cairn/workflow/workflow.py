@@ -58,6 +58,7 @@ class _Outcome:
     route: Any = None
     waiting: bool = False
     failed: bool = False
+    escalated: bool = False
 
 
 class Workflow(BaseAgent):
@@ -115,6 +116,9 @@ class Workflow(BaseAgent):
                     yield event
             if outcome.failed:
                 return
+            if outcome.escalated:  # a node asked to stop this workflow (e.g. a loop's exit)
+                terminal_outputs = [outcome.output]
+                break
             if outcome.waiting:
                 waiting = True
                 continue
@@ -167,6 +171,7 @@ class Workflow(BaseAgent):
         record = replay.runs.get(run_name)
         if record is not None and record.completed:  # done before: never run again
             outcome.output, outcome.route = record.output, record.route
+            outcome.escalated = record.escalated
             return
         resume_inputs: dict[str, Any] = {}
         if record is not None and record.interrupts:
@@ -233,7 +238,10 @@ class Workflow(BaseAgent):
                 return
             if outcome.waiting:
                 return
-            yield self._completion(path, outcome.output, outcome.route, node_ctx.actions)
+            actions = node_ctx.actions
+            if actions.escalate:
+                outcome.escalated = True
+            yield self._completion(path, outcome.output, outcome.route, actions)
             return
 
     def _completion(self, path: str, output: Any, route: Any, actions: EventActions) -> Event:
@@ -275,6 +283,8 @@ class Workflow(BaseAgent):
                     outcome.output = item.output
                 if item.actions.route is not None:
                     outcome.route = item.actions.route
+                if item.actions.escalate:
+                    outcome.escalated = True
                 yield item
             elif isinstance(item, _AgentResult):
                 outcome.output = item.output
