@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from typing import Any
 
 from google.genai import types
 
 from cairn import BaseAgent, Event, InMemoryRunner, InvocationContext
-from cairn.workflow import LoopAgent, SequentialAgent
+from cairn.workflow import LoopAgent, ParallelAgent, SequentialAgent
 
 
 class Step(BaseAgent):
@@ -52,3 +53,47 @@ async def test_loop_stops_when_a_sub_agent_escalates() -> None:
     loop = LoopAgent(name="loop", sub_agents=[Step(name="a"), Step(name="b", stop_after=2)])
     _, state = await run(loop)
     assert state["trail"] == ["a", "b", "a", "b"]
+
+
+class Waiter(BaseAgent):
+    """Waits until every Waiter of its group has started: finishes only if they run at once."""
+
+    group: Any = None  # shared between instances (a list field would be copied)
+    size: int = 2
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        import asyncio
+
+        self.group.append(self.name)
+        for _ in range(200):
+            if len(self.group) >= self.size:
+                break
+            await asyncio.sleep(0.005)
+        else:
+            raise TimeoutError(f"{self.name} ran alone")
+        yield Event(content=types.Content(role="model", parts=[types.Part(text=self.name)]))
+
+
+async def test_parallel_runs_sub_agents_at_once_on_their_own_branches() -> None:
+    group: list[str] = []
+    parallel = ParallelAgent(
+        name="par", sub_agents=[Waiter(name="x", group=group), Waiter(name="y", group=group)]
+    )
+    events, _ = await run(parallel)
+    assert sorted(group) == ["x", "y"]
+    assert sorted(events[-1].output) == ["x", "y"]
+    branches = {e.author: e.branch for e in events if e.author in ("x", "y")}
+    assert branches == {"x": "par@1.x@1", "y": "par@1.y@1"}
+
+
+async def test_max_concurrency_one_runs_one_node_at_a_time() -> None:
+    from cairn.workflow import START, Workflow
+
+    group: list[str] = []
+    one_at_a_time = Workflow(
+        name="w",
+        max_concurrency=1,
+        edges=[(START, (Waiter(name="x", group=group), Waiter(name="y", group=group)))],
+    )
+    events, _ = await run(one_at_a_time)
+    assert any(e.error_code == "TimeoutError" for e in events)  # x waited for y in vain

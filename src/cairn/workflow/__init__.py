@@ -1,7 +1,7 @@
 """Workflow graphs: nodes, edges and their validation (execution and resume build on these)."""
 
 from cairn.events.request_input import RequestInput
-from cairn.workflow.agents import LoopAgent, SequentialAgent
+from cairn.workflow.agents import LoopAgent, ParallelAgent, SequentialAgent
 from cairn.workflow.graph import Edge, Graph, WorkflowDefinitionError, build_graph, parse_edges
 from cairn.workflow.join_node import JoinNode
 from cairn.workflow.nodes import DEFAULT_ROUTE, START, BaseNode, FunctionNode, RetryConfig, node
@@ -17,6 +17,7 @@ __all__ = [
     "Graph",
     "JoinNode",
     "LoopAgent",
+    "ParallelAgent",
     "RequestInput",
     "RetryConfig",
     "SequentialAgent",

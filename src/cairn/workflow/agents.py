@@ -25,6 +25,20 @@ class SequentialAgent(Workflow):
         return data
 
 
+class ParallelAgent(Workflow):
+    """Runs its sub-agents at the same time, each on its own branch; its output is the list
+    of their outputs."""
+
+    edges: list[Any] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fan_out(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("edges") and data.get("sub_agents"):
+            data = {**data, "edges": [(START, tuple(data["sub_agents"]))]}
+        return data
+
+
 class LoopAgent(Workflow):
     """Runs its sub-agents in order, again and again, until one escalates
     (``tool_context.actions.escalate = True``) or ``max_iterations`` rounds have run."""

@@ -85,49 +85,83 @@ class Workflow(BaseAgent):
         return self._graph
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Schedule nodes as their inputs arrive; ready nodes run concurrently (at most
+        ``max_concurrency`` at once). Each event a node yields is committed before that node
+        goes on, exactly as for an agent."""
         my_path = ctx.node_path or f"{self.name}@1"
         replay = Replay.scan(ctx.session.events, ctx.invocation_id, my_path)
         graph = self._graph
-        queue: collections.deque[tuple[str, Any, str | None]] = collections.deque()
+        pending: collections.deque[tuple[str, Any, str | None]] = collections.deque()
         first_input = _user_input(ctx)
         for edge in graph.successors(START_NAME):
-            queue.append((edge.to_node.name, first_input, START_NAME))
+            pending.append((edge.to_node.name, first_input, START_NAME))
         runs: collections.Counter[str] = collections.Counter()
         joined: dict[str, dict[str, Any]] = {}
         terminal_outputs: list[Any] = []
-        waiting = False
-        while queue:
-            name, node_input, sender = queue.popleft()
-            node = graph.nodes[name]
-            if isinstance(node, JoinNode):
-                arrived = joined.setdefault(name, {})
-                arrived[sender or START_NAME] = node_input
-                if set(graph.predecessors(name)) - set(arrived):
-                    continue
-                node_input = joined.pop(name)
-            runs[name] += 1
-            run_name = f"{name}@{runs[name]}"
-            path = f"{my_path}/{run_name}"
+        waiting = stopped = False
+        channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        running: dict[str, asyncio.Task[None]] = {}
+        limit = self.max_concurrency or float("inf")
+
+        async def run_one(name: str, node: BaseNode, path: str, node_input: Any, run: str) -> None:
             outcome = _Outcome()
-            async with contextlib.aclosing(
-                self._run_node(ctx, node, path, node_input, replay, run_name, outcome)
-            ) as events:
-                async for event in events:
+            try:
+                async with contextlib.aclosing(
+                    self._run_node(ctx, node, path, node_input, replay, run, outcome)
+                ) as events:
+                    async for event in events:
+                        committed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                        await channel.put(("event", event, committed))
+                        await committed
+            finally:
+                await channel.put(("done", run, name, outcome))
+
+        try:
+            while (pending or running) and not stopped:
+                while pending and len(running) < limit:
+                    name, node_input, sender = pending.popleft()
+                    node = graph.nodes[name]
+                    if isinstance(node, JoinNode):
+                        arrived = joined.setdefault(name, {})
+                        arrived[sender or START_NAME] = node_input
+                        if set(graph.predecessors(name)) - set(arrived):
+                            continue
+                        node_input = joined.pop(name)
+                    runs[name] += 1
+                    run = f"{name}@{runs[name]}"
+                    running[run] = asyncio.create_task(
+                        run_one(name, node, f"{my_path}/{run}", node_input, run)
+                    )
+                if not running:
+                    break
+                message = await channel.get()
+                if message[0] == "event":
+                    _, event, committed = message
                     yield event
-            if outcome.failed:
-                return
-            if outcome.escalated:  # a node asked to stop this workflow (e.g. a loop's exit)
-                terminal_outputs = [outcome.output]
-                break
-            if outcome.waiting:
-                waiting = True
-                continue
-            successors = self._fired(name, outcome.route)
-            if not successors:
-                terminal_outputs.append(outcome.output)
-            for target in successors:
-                queue.append((target, outcome.output, name))
-        if waiting:
+                    committed.set_result(None)
+                    continue
+                _, run, name, outcome = message
+                await running.pop(run)  # re-raises what the node's task could not handle
+                if outcome.failed:
+                    return
+                if outcome.escalated:  # a node asked to stop this workflow (e.g. a loop's exit)
+                    terminal_outputs, stopped = [outcome.output], True
+                    continue
+                if outcome.waiting:
+                    waiting = True
+                    continue
+                successors = self._fired(name, outcome.route)
+                if not successors:
+                    terminal_outputs.append(outcome.output)
+                for target in successors:
+                    pending.append((target, outcome.output, name))
+        finally:
+            for task in running.values():
+                task.cancel()
+            for task in running.values():
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if waiting and not stopped:
             return
         output = terminal_outputs[0] if len(terminal_outputs) == 1 else None
         if len(terminal_outputs) > 1:
