@@ -35,7 +35,7 @@ def test_python_examples_run(doc: Path, tmp_path: Path) -> None:
 
 def test_readme_opens_with_the_demo_and_test_commands() -> None:
     demo, tests = (block.strip() for block in bash_blocks(ROOT / "README.md")[:2])
-    assert demo.startswith("python3 -m venv .venv") and "examples/weather/demo.py" in demo
+    assert demo.startswith("python3 -m venv .venv") and "examples/email_review/main.py" in demo
     assert tests.startswith("python3 -m venv .venv") and "pytest" in tests
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert tests in ci.splitlines(), ".ci/run must call exactly the README's test command"
