@@ -20,9 +20,8 @@ from google.genai import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workflow import root_agent
-
 from cairn import Event, Runner, SqliteSessionService
+from workflow import root_agent
 
 STORE = Path(".cairn") / "email-review.db"
 APP, USER, SESSION = "email_review", "ada", "demo"
