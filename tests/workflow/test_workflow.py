@@ -212,3 +212,20 @@ async def test_an_answer_that_breaks_the_response_schema_keeps_the_node_waiting(
     assert ran["double"] == 0
     accepted = await run(runner, answer("amount-1", 5))
     assert accepted[-1].output == 10 and ran["double"] == 1
+
+
+@node(rerun_on_resume=True)
+def confirm(node_input: str, ctx):  # type: ignore[no-untyped-def]
+    ran["confirm"] += 1
+    if "ok-1" in ctx.resume_inputs:
+        yield f"confirmed {ctx.resume_inputs['ok-1']} for {node_input}"
+        return
+    yield RequestInput(interrupt_id="ok-1", message="Sure?")
+
+
+async def test_rerun_on_resume_runs_the_node_again_with_the_answer() -> None:
+    runner = await start(Workflow(name="c", edges=[(START, upper, confirm)]))
+    await run(runner, said("order"))
+    done = await run(runner, answer("ok-1", "yes"))
+    assert done[-1].output == "confirmed yes for ORDER"
+    assert ran == {"upper": 1, "confirm": 2}  # upper finished before: not run again
