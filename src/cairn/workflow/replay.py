@@ -33,14 +33,27 @@ class Replay:
 
     @classmethod
     def scan(cls, events: Sequence[Event], invocation_id: str, workflow_path: str) -> Replay:
-        """Read only this invocation's events under ``workflow_path``."""
+        """Read only this invocation's events under ``workflow_path``.
+
+        Every event of an invocation comes after the user message that started it, so the
+        scan walks back from the newest event only as far as that message.
+        """
         prefix = workflow_path + "/"
         runs: dict[str, NodeRecord] = {}
         answers: dict[str, Any] = {}
         schemas: dict[str, Any] = {}
-        for event in events:
+        mine: list[Event] = []
+        for event in reversed(events):
             if event.invocation_id != invocation_id:
                 continue
+            mine.append(event)
+            if (
+                event.author == "user"
+                and event.content is not None
+                and not event.get_function_responses()
+            ):
+                break  # the message that started this invocation
+        for event in reversed(mine):
             for response in event.get_function_responses():
                 if response.id:
                     answers[response.id] = response.response
