@@ -229,3 +229,49 @@ async def test_rerun_on_resume_runs_the_node_again_with_the_answer() -> None:
     done = await run(runner, answer("ok-1", "yes"))
     assert done[-1].output == "confirmed yes for ORDER"
     assert ran == {"upper": 1, "confirm": 2}  # upper finished before: not run again
+
+
+def split(node_input: str) -> list[str]:
+    return node_input.split(",")
+
+
+async def shout(node_input: str) -> str:
+    import asyncio
+
+    ran[f"shout:{node_input}"] += 1
+    await asyncio.sleep(0.01 if node_input == "a" else 0)  # finishes last, stays first
+    if node_input == "ask":
+        return None  # type: ignore[return-value]
+    return node_input.upper()
+
+
+def shout_or_ask(node_input: str):  # type: ignore[no-untyped-def]
+    ran[f"item:{node_input}"] += 1
+    if node_input == "ask":
+        yield RequestInput(interrupt_id="item-ask", message="value?")
+        return
+    yield node_input.upper()
+
+
+async def test_a_parallel_node_runs_each_item_and_keeps_input_order() -> None:
+    from cairn.workflow import ParallelNode
+
+    each = ParallelNode(name="each", node=shout)
+    runner = await start(Workflow(name="p", edges=[(START, split, each)]))
+    events = await run(runner, said("a,b,c"))
+    assert events[-1].output == ["A", "B", "C"]
+    paths = {e.node_info.path for e in events}
+    assert {"p@1/each@1/shout@1", "p@1/each@1/shout@2", "p@1/each@1/shout@3"} <= paths
+
+
+async def test_a_waiting_item_resumes_without_rerunning_the_others() -> None:
+    from cairn.workflow import ParallelNode
+
+    each = ParallelNode(name="each", node=shout_or_ask)
+    runner = await start(Workflow(name="p", edges=[(START, split, each)]))
+    paused = await run(runner, said("x,ask,y"))
+    assert [e.long_running_tool_ids for e in paused if e.long_running_tool_ids] == [{"item-ask"}]
+    assert all(e.node_info.path != "p@1" for e in paused)  # the workflow did not finish
+    done = await run(runner, answer("item-ask", "Z"))
+    assert done[-1].output == ["X", "Z", "Y"]
+    assert ran["item:x"] == ran["item:y"] == ran["item:ask"] == 1

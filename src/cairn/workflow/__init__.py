@@ -5,7 +5,7 @@ from cairn.workflow.agents import LoopAgent, ParallelAgent, SequentialAgent
 from cairn.workflow.graph import Edge, Graph, WorkflowDefinitionError, build_graph, parse_edges
 from cairn.workflow.join_node import JoinNode
 from cairn.workflow.nodes import DEFAULT_ROUTE, START, BaseNode, FunctionNode, RetryConfig, node
-from cairn.workflow.workflow import AgentNode, ToolNode, Workflow
+from cairn.workflow.workflow import AgentNode, ParallelNode, ToolNode, Workflow
 
 __all__ = [
     "DEFAULT_ROUTE",
@@ -18,6 +18,7 @@ __all__ = [
     "JoinNode",
     "LoopAgent",
     "ParallelAgent",
+    "ParallelNode",
     "RequestInput",
     "RetryConfig",
     "SequentialAgent",

@@ -23,7 +23,7 @@ from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
 from cairn.tools.base_tool import BaseTool
-from cairn.workflow.graph import Graph, build_graph
+from cairn.workflow.graph import Graph, as_node, build_graph
 from cairn.workflow.join_node import JoinNode
 from cairn.workflow.nodes import DEFAULT_ROUTE, START_NAME, BaseNode, FunctionNode, RetryConfig
 from cairn.workflow.replay import Replay, unwrap_answer
@@ -34,6 +34,14 @@ class AgentNode(BaseNode):
     branch; its output is a nested workflow's output, or the agent's last answer."""
 
     agent: BaseAgent
+
+
+class ParallelNode(BaseNode):
+    """Runs ``node`` once per item of its (list) input, concurrently; outputs the results in
+    input order. Each item is a run of its own (``name@1``, ``name@2``, ...), so on resume
+    the finished ones are not run again."""
+
+    node: Any
 
 
 class ToolNode(BaseNode):
@@ -302,6 +310,8 @@ class Workflow(BaseAgent):
             items = _call_tool(node, node_ctx, node_input)
         elif isinstance(node, JoinNode):
             items = _single(node_input)
+        elif isinstance(node, ParallelNode):
+            items = self._run_parallel(ctx, node, path, node_input)
         else:
             raise TypeError(f"node {node.name!r} of type {type(node).__name__} cannot run")
         async for item in items:
@@ -322,8 +332,59 @@ class Workflow(BaseAgent):
                 yield item
             elif isinstance(item, _AgentResult):
                 outcome.output = item.output
+            elif isinstance(item, _Waiting):
+                outcome.waiting = True
             else:
                 outcome.output = item
+
+    async def _run_parallel(
+        self, ctx: InvocationContext, node: ParallelNode, path: str, node_input: Any
+    ) -> AsyncIterator[Any]:
+        if not isinstance(node_input, list):
+            raise TypeError(
+                f"parallel node {node.name!r} needs a list input (one run per item); got "
+                f"{type(node_input).__name__}"
+            )
+        child = as_node(node.node, _convert)
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, path)
+        outcomes = [_Outcome() for _ in node_input]
+        channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+
+        async def one(index: int, item: Any) -> None:
+            run = f"{child.name}@{index + 1}"
+            try:
+                async with contextlib.aclosing(
+                    self._run_node(ctx, child, f"{path}/{run}", item, replay, run, outcomes[index])
+                ) as events:
+                    async for event in events:
+                        committed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                        await channel.put(("event", event, committed))
+                        await committed
+            finally:
+                await channel.put(("done",))
+
+        tasks = [asyncio.create_task(one(i, item)) for i, item in enumerate(node_input)]
+        remaining = len(tasks)
+        try:
+            while remaining:
+                message = await channel.get()
+                if message[0] == "event":
+                    yield message[1]
+                    message[2].set_result(None)
+                else:
+                    remaining -= 1
+            for task in tasks:
+                await task
+        finally:
+            for task in tasks:
+                task.cancel()
+        failed = [i + 1 for i, o in enumerate(outcomes) if o.failed]
+        if failed:
+            raise RuntimeError(f"item(s) {failed} of parallel node {node.name!r} failed")
+        if any(o.waiting for o in outcomes):
+            yield _Waiting()
+            return
+        yield [o.output for o in outcomes]
 
     async def _run_agent(
         self,
@@ -361,6 +422,10 @@ class Workflow(BaseAgent):
 @dataclasses.dataclass
 class _AgentResult:
     output: Any
+
+
+class _Waiting:
+    """Some part of a composite node waits for input."""
 
 
 async def _single(value: Any) -> AsyncIterator[Any]:
