@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from google.genai import types
+from pydantic import BaseModel
 
 from cairn import Event, InMemoryRunner, Runner, SqliteSessionService
 from cairn.workflow import DEFAULT_ROUTE, START, JoinNode, RequestInput, RetryConfig, Workflow, node
@@ -275,3 +276,51 @@ async def test_a_waiting_item_resumes_without_rerunning_the_others() -> None:
     done = await run(runner, answer("item-ask", "Z"))
     assert done[-1].output == ["X", "Z", "Y"]
     assert ran["item:x"] == ran["item:y"] == ran["item:ask"] == 1
+
+
+class Order(BaseModel):
+    item: str
+    quantity: int
+
+
+class Receipt(BaseModel):
+    total: float
+
+
+class OrderState(BaseModel):
+    last_item: str
+
+
+@node(input_schema=Order, output_schema=Receipt, state_schema=OrderState)
+def price(node_input: Order, ctx) -> dict:  # type: ignore[no-untyped-def]
+    ctx.state["last_item"] = node_input.item
+    return {"total": node_input.quantity * 2.5}
+
+
+def parse(node_input: str) -> dict:  # type: ignore[type-arg]
+    item, quantity = node_input.split(":")
+    return {"item": item, "quantity": quantity}
+
+
+async def test_node_schemas_parse_input_check_output_and_state() -> None:
+    runner = await start(Workflow(name="shop", edges=[(START, parse, price)]))
+    assert (await run(runner, said("tea:4")))[-1].output == {"total": 10.0}
+    failed = await run(runner, said("tea:many"))
+    assert failed[-1].error_code == "NODE_FAILED"
+    assert "input of node 'price' does not match Order: quantity" in failed[-2].error_message
+
+
+@node(state_schema=OrderState)
+def sloppy(node_input: str, ctx) -> str:  # type: ignore[no-untyped-def]
+    ctx.state["surprise"] = 1
+    return "x"
+
+
+async def test_undeclared_state_keys_are_refused() -> None:
+    runner = await start(Workflow(name="s", edges=[(START, sloppy)]))
+    events = await run(runner, said("x"))
+    assert "wrote state key 'surprise'" in events[-2].error_message
+    session = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=SESSION
+    )
+    assert session is not None and "surprise" not in session.state

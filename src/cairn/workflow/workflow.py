@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 from google.genai import types
-from pydantic import PrivateAttr
+from pydantic import BaseModel, PrivateAttr, TypeAdapter, ValidationError
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import Context
@@ -301,7 +301,14 @@ class Workflow(BaseAgent):
         node_input: Any,
         outcome: _Outcome,
     ) -> AsyncGenerator[Event, None]:
-        """Run one node; set ``outcome``; yield the events it produced (path and author set)."""
+        """Run one node; set ``outcome``; yield the events it produced (path and author set).
+
+        The node's schemas are enforced here: the input is parsed into ``input_schema``, the
+        output must match ``output_schema`` (and is stored as JSON), state writes must fit
+        ``state_schema``. A mismatch fails the node like any other error.
+        """
+        if node.input_schema is not None and not isinstance(node_input, node.input_schema):
+            node_input = _conform(node, "input", node.input_schema, node_input)
         if isinstance(node, FunctionNode):
             items = _call_function(node, node_ctx, node_input)
         elif isinstance(node, AgentNode):
@@ -319,6 +326,7 @@ class Workflow(BaseAgent):
                 outcome.waiting = True
                 yield _input_request(self.name, path, item, node_ctx)
             elif isinstance(item, Event):
+                _check_state(node, item.actions.state_delta)
                 if not item.node_info.path:
                     item.node_info = item.node_info.model_copy(update={"path": path})
                 if not item.author:
@@ -336,6 +344,13 @@ class Workflow(BaseAgent):
                 outcome.waiting = True
             else:
                 outcome.output = item
+        if outcome.waiting:
+            return
+        _check_state(node, node_ctx.actions.state_delta)
+        if node.output_schema is not None:
+            outcome.output = _conform(node, "output", node.output_schema, outcome.output)
+        if isinstance(outcome.output, BaseModel):  # stored as JSON, so replay sees the same
+            outcome.output = outcome.output.model_dump(mode="json")
 
     async def _run_parallel(
         self, ctx: InvocationContext, node: ParallelNode, path: str, node_input: Any
@@ -533,3 +548,41 @@ def _schema_problem(schema: Any, value: Any) -> str | None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(the answer)"
     return f"{where}: {error.message}"
+
+
+def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> Any:
+    """``value`` parsed into ``schema`` (inputs) or checked and dumped to JSON (outputs)."""
+    try:
+        parsed = schema.model_validate(value)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in issue['loc']) or '(value)'}: {issue['msg']}"
+            for issue in error.errors()
+        )
+        raise ValueError(
+            f"the {what} of node {node.name!r} does not match {schema.__name__}: {problems}"
+        ) from None
+    return parsed if what == "input" else parsed.model_dump(mode="json")
+
+
+def _check_state(node: BaseNode, delta: dict[str, Any]) -> None:
+    """Unprefixed state keys a node writes must be fields of its ``state_schema``."""
+    schema = node.state_schema
+    if schema is None:
+        return
+    for key, value in delta.items():
+        if ":" in key:
+            continue  # scoped keys (app:, user:, temp:) are not the node's own state
+        field = schema.model_fields.get(key)
+        if field is None:
+            raise ValueError(
+                f"node {node.name!r} wrote state key {key!r}, which its state_schema "
+                f"{schema.__name__} does not declare (declared: {', '.join(schema.model_fields)})"
+            )
+        try:
+            TypeAdapter(field.annotation or Any).validate_python(value)
+        except ValidationError as error:
+            raise ValueError(
+                f"node {node.name!r} wrote {key!r} = {value!r}, which does not fit "
+                f"{schema.__name__}.{key}: {error.errors()[0]['msg']}"
+            ) from None
