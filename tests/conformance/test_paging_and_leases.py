@@ -125,3 +125,26 @@ async def test_oversized_event_is_refused_and_nothing_stored(store: BaseSessionS
     loaded = await store.get_session(app_name=APP, user_id="u1", session_id="s")
     assert loaded is not None and loaded.events == [] and loaded.state == {}
     assert session.revision == 0
+
+
+async def test_after_revision_reads_only_newer_events(store: BaseSessionService) -> None:
+    from cairn.sessions import GetSessionConfig
+
+    session = await store.create_session(app_name=APP, user_id="u1", session_id="s")
+    ids = []
+    for i in range(5):
+        event = Event(author="a", state={"n": i})
+        await store.append_event(session, event)
+        ids.append(event.id)
+    newer = await store.get_session(
+        app_name=APP, user_id="u1", session_id="s", config=GetSessionConfig(after_revision=3)
+    )
+    assert newer is not None and [e.id for e in newer.events] == ids[3:]
+    assert newer.revision == 5 and newer.state == {"n": 4}
+    last_two_of_newer = await store.get_session(
+        app_name=APP,
+        user_id="u1",
+        session_id="s",
+        config=GetSessionConfig(after_revision=1, num_recent_events=2),
+    )
+    assert last_two_of_newer is not None and [e.id for e in last_two_of_newer.events] == ids[3:]

@@ -7,7 +7,6 @@ from collections import OrderedDict
 from cairn.events.event import Event
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
-from cairn.sessions.paging import encode_cursor
 from cairn.sessions.session import Session
 
 _SessionKey = tuple[str, str, str]
@@ -32,18 +31,21 @@ class HistoryCache:
         self, service: BaseSessionService, app_name: str, user_id: str, session_id: str
     ) -> Session | None:
         key = (app_name, user_id, session_id)
+        cached = self._entries.get(key)
+        # One read: state, revision, and the events after the last cached one (that one
+        # included, to check that the history still continues from it).
+        since = max(cached[0] - 1, 0) if cached else None
         head = await service.get_session(
             app_name=app_name,
             user_id=user_id,
             session_id=session_id,
-            config=GetSessionConfig(num_recent_events=0),
+            config=GetSessionConfig(after_revision=since) if since is not None else None,
         )
         if head is None:
             self._entries.pop(key, None)
             return None
-        cached = self._entries.get(key)
-        events = await self._newer(service, key, head.revision, cached) if cached else None
-        if events is None:
+        events = self._extend(cached, head) if cached else list(head.events)
+        if events is None:  # the history changed under us (e.g. recreated): read it all
             full = await service.get_session(
                 app_name=app_name, user_id=user_id, session_id=session_id
             )
@@ -58,32 +60,16 @@ class HistoryCache:
         return head.model_copy(update={"events": list(events)})
 
     @staticmethod
-    async def _newer(
-        service: BaseSessionService,
-        key: _SessionKey,
-        revision: int,
-        cached: tuple[int, list[Event]],
-    ) -> list[Event] | None:
-        """Cached events plus those appended since; None if the cache cannot be trusted."""
+    def _extend(cached: tuple[int, list[Event]], head: Session) -> list[Event] | None:
+        """Cached events plus those the read returned; None if they do not continue."""
         cached_revision, cached_events = cached
-        if revision < cached_revision or len(cached_events) != cached_revision:
+        fetched = head.events
+        if head.revision < cached_revision or len(cached_events) != cached_revision:
             return None
-        if revision == cached_revision and not cached_events:
-            return []
-        # Re-read the last cached event too, to check that the history continues from it.
-        start = max(cached_revision - 1, 0)
-        page = await service.list_events(
-            app_name=key[0],
-            user_id=key[1],
-            session_id=key[2],
-            limit=min(revision - start, 1000),
-            cursor=encode_cursor("forward", [start]) if start else None,
-        )
-        if page.next_cursor is not None:
-            return None  # too much is new: a full read is simpler
-        fetched = page.events
         if cached_events:
             if not fetched or fetched[0].id != cached_events[-1].id:
                 return None
             fetched = fetched[1:]
+        if len(cached_events) + len(fetched) != head.revision:
+            return None
         return [*cached_events, *fetched]

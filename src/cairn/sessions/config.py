@@ -21,6 +21,9 @@ class GetSessionConfig(BaseModel):
 
     num_recent_events: int | None = None
     after_timestamp: float | None = None
+    after_revision: int | None = Field(default=None, ge=0)
+    """cairn: keep only events appended after this revision (the first has revision 1), e.g.
+    to read just what is new since an earlier read."""
 
     @field_validator("num_recent_events")
     @classmethod

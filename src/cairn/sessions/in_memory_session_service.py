@@ -101,6 +101,14 @@ class InMemorySessionService(BaseSessionService):
     def _window(stored: _StoredSession, config: GetSessionConfig | None) -> list[str]:
         if config is None:
             return list(stored.events)
+        if config.after_revision is not None:
+            newer = _StoredSession(**{**stored.__dict__})
+            start = config.after_revision
+            newer.events = stored.events[start:]
+            newer.timestamps = stored.timestamps[start:]
+            newer.running_max_timestamps = stored.running_max_timestamps[start:]
+            config = config.model_copy(update={"after_revision": None})
+            return InMemorySessionService._window(newer, config)
         limit = config.num_recent_events
         if limit == 0:
             return []

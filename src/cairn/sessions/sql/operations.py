@@ -300,6 +300,8 @@ def load_session(
     query = select(events.c.event).where(_is(events, key))
     limit = config.num_recent_events if config else None
     after = config.after_timestamp if config else None
+    if config is not None and config.after_revision is not None:
+        query = query.where(events.c.seq > config.after_revision)
     if after is not None:
         query = query.where(events.c.timestamp >= after)
     raw: list[str]
@@ -679,6 +681,8 @@ def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: flo
 
     Raises IntegrityError if another process inserted the lease row first.
     """
+    if connection.dialect.name == "postgresql":
+        return _acquire_lease_in_one_statement(connection, key, holder, ttl)
     _without_flush(connection)
     now = database_now(connection)
     row = connection.execute(
@@ -703,10 +707,42 @@ def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: flo
     return str(row.holder)
 
 
+# PostgreSQL: take or renew the lease in one statement (a free, expired or own lease is
+# overwritten; someone else's live lease is left alone and nothing is returned).
+_POSTGRES_ACQUIRE_LEASE = text(
+    """
+INSERT INTO cairn_leases AS lease (app_name, user_id, session_id, holder, expires_at)
+VALUES (:app_name, :user_id, :session_id, :holder,
+        EXTRACT(EPOCH FROM clock_timestamp()) + :ttl)
+ON CONFLICT (app_name, user_id, session_id) DO UPDATE
+SET holder = excluded.holder, expires_at = excluded.expires_at
+WHERE lease.holder = excluded.holder
+   OR lease.expires_at <= EXTRACT(EPOCH FROM clock_timestamp())
+RETURNING lease.holder
+"""
+)
+
+
+def _acquire_lease_in_one_statement(
+    connection: Connection, key: SessionKey, holder: str, ttl: float
+) -> str | None:
+    params = {"app_name": key[0], "user_id": key[1], "session_id": key[2]}
+    taken = connection.execute(_POSTGRES_ACQUIRE_LEASE, {**params, "holder": holder, "ttl": ttl})
+    if taken.first() is not None:
+        return None
+    current = connection.execute(
+        select(leases.c.holder).where(_is(leases, key))
+    ).scalar_one_or_none()
+    return None if current is None else str(current)
+
+
 def release_lease(connection: Connection, key: SessionKey, holder: str) -> None:
-    _without_flush(connection)
+    if connection.dialect.name != "postgresql":  # one statement there: no transaction to relax
+        _without_flush(connection)
     connection.execute(delete(leases).where(_is(leases, key), leases.c.holder == holder))
 
 
 acquire_lease.durable = False  # type: ignore[attr-defined]
 release_lease.durable = False  # type: ignore[attr-defined]
+acquire_lease.single_statement_on = frozenset({"postgresql"})  # type: ignore[attr-defined]
+release_lease.single_statement_on = frozenset({"postgresql"})  # type: ignore[attr-defined]
