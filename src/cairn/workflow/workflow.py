@@ -114,13 +114,9 @@ class Workflow(BaseAgent):
         async def run_one(name: str, node: BaseNode, path: str, node_input: Any, run: str) -> None:
             outcome = _Outcome()
             try:
-                async with contextlib.aclosing(
-                    self._run_node(ctx, node, path, node_input, replay, run, outcome)
-                ) as events:
-                    async for event in events:
-                        committed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                        await channel.put(("event", event, committed))
-                        await committed
+                await _forward(
+                    self._run_node(ctx, node, path, node_input, replay, run, outcome), channel
+                )
             finally:
                 await channel.put(("done", run, name, outcome))
 
@@ -368,13 +364,10 @@ class Workflow(BaseAgent):
         async def one(index: int, item: Any) -> None:
             run = f"{child.name}@{index + 1}"
             try:
-                async with contextlib.aclosing(
-                    self._run_node(ctx, child, f"{path}/{run}", item, replay, run, outcomes[index])
-                ) as events:
-                    async for event in events:
-                        committed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                        await channel.put(("event", event, committed))
-                        await committed
+                await _forward(
+                    self._run_node(ctx, child, f"{path}/{run}", item, replay, run, outcomes[index]),
+                    channel,
+                )
             finally:
                 await channel.put(("done",))
 
@@ -432,6 +425,16 @@ class Workflow(BaseAgent):
                     outcome.waiting = True
                 yield event
         yield _AgentResult(result)
+
+
+async def _forward(events: AsyncGenerator[Event, None], channel: asyncio.Queue[Any]) -> None:
+    """Hand a concurrently running node's events to the workflow's single consumer, one at a
+    time: the node goes on only once its event has been committed and passed on."""
+    async with contextlib.aclosing(events) as running:
+        async for event in running:
+            committed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            await channel.put(("event", event, committed))
+            await committed
 
 
 @dataclasses.dataclass
