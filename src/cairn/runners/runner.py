@@ -211,7 +211,9 @@ class Runner:
                 paused = _invocation_of_calls(session.events, answering)
                 if paused is not None:
                     invocation_id, continuing = paused, True
-            if continuing and not any(e.invocation_id == invocation_id for e in session.events):
+            if continuing and not any(
+                e.invocation_id == invocation_id for e in reversed(session.events)
+            ):
                 raise InvocationNotFoundError(
                     app_name=self.app_name,
                     user_id=user_id,
@@ -402,8 +404,12 @@ def _invocation_of_calls(events: list[Event], call_ids: set[str]) -> str | None:
 
 
 def _first_request(events: list[Event], invocation_id: str) -> types.Content | None:
-    """The user's message that started an invocation (not a later answer to a call)."""
-    for event in events:
+    """The user's message that started an invocation (not a later answer to a call).
+
+    Searched from the newest event back, so the cost is the invocation's span, not the
+    session's length.
+    """
+    for event in reversed(events):
         if (
             event.invocation_id == invocation_id
             and event.author == "user"

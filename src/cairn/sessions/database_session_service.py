@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Connection
@@ -13,7 +13,11 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from cairn.errors import StoreUnavailableError
+from cairn.events.event import Event
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
+from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.session import Session
+from cairn.sessions.sql import postgres_direct as direct_sql
 from cairn.sessions.sql.engines import (
     UnsupportedStoreUrlError,
     async_url,
@@ -23,6 +27,8 @@ from cairn.sessions.sql.engines import (
     ping_idle_connections,
 )
 from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
+from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
+from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
 from cairn.sessions.sql.store import SqlSessionStore
 
 T = TypeVar("T")
@@ -35,8 +41,8 @@ class _Engines(NamedTuple):
     writer: AsyncEngine
     reader: AsyncEngine
     """Repeatable-read snapshots (SQLite: a deferred transaction)."""
-    autocommit: AsyncEngine
-    """For operations that are one statement on this database."""
+    direct: DirectConnections | None
+    """PostgreSQL via asyncpg: the hot path's connections."""
 
 
 class DatabaseSessionService(SqlSessionStore):
@@ -102,7 +108,8 @@ class DatabaseSessionService(SqlSessionStore):
         else:
             # One snapshot for the session row, its state and its events.
             reader = engine.execution_options(isolation_level="REPEATABLE READ")
-        found = _Engines(engine, reader, engine.execution_options(isolation_level="AUTOCOMMIT"))
+        direct = DirectConnections(engine) if engine.dialect.driver == "asyncpg" else None
+        found = _Engines(engine, reader, direct)
         self._engines[loop] = found
         return found
 
@@ -143,14 +150,12 @@ class DatabaseSessionService(SqlSessionStore):
         if not self._migrated:
             await self.migrate()
         engines = self._engines_here()
-        single = engines.writer.dialect.name in getattr(operation, "single_statement_on", ())
-        engine = engines.autocommit if single else engines.writer if write else engines.reader
-        run = _directly if single else _in_transaction
+        engine = engines.writer if write else engines.reader
         for attempt in range(_RETRIES):
             try:
                 async with engine.connect() as connection:
                     # Begin, work and commit in one trip into synchronous code.
-                    return await connection.run_sync(run, operation, args)
+                    return await connection.run_sync(_in_transaction, operation, args)
             except DBAPIError as exc:
                 if is_retryable(exc) and attempt + 1 < _RETRIES:
                     await asyncio.sleep(0.01 * 2**attempt)
@@ -171,8 +176,88 @@ class DatabaseSessionService(SqlSessionStore):
         """Close this loop's connection pool (a given ``db_engine`` is left to its owner)."""
         loop = asyncio.get_running_loop()
         found = self._engines.pop(loop, None)
-        if found is not None and self._given_engine is None:
+        if found is None:
+            return
+        if found.direct is not None:
+            await found.direct.close()
+        if self._given_engine is None:
             await found.writer.dispose()
+
+    # -- the hot path on PostgreSQL ---------------------------------------------------------------
+    async def _direct(
+        self, operation: Callable[..., Awaitable[T]], *args: Any, write: bool, durable: bool = True
+    ) -> T:
+        """Run one of ``postgres_direct``'s statements, with the retries of ``_transaction``."""
+        if not self._migrated:
+            await self.migrate()
+        direct = self._engines_here().direct
+        assert direct is not None
+        for attempt in range(_RETRIES):
+            try:
+                async with direct.connection(durable=durable) as connection:
+                    return await operation(connection, *args)
+            except BrokenConnection as exc:
+                if not write and attempt == 0:
+                    continue  # a read may simply run again on a fresh connection
+                raise self._unavailable(exc) from exc
+            except Exception as exc:
+                if is_retryable_statement(exc) and attempt + 1 < _RETRIES:
+                    await asyncio.sleep(0.01 * 2**attempt)
+                    continue
+                raise
+        raise AssertionError("unreachable")
+
+    def _has_direct(self) -> bool:
+        return self._engines_here().direct is not None
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        if not self._has_direct():
+            return await super().get_session(
+                app_name=app_name, user_id=user_id, session_id=session_id, config=config
+            )
+        key = (app_name, user_id, session_id)
+        return await self._direct(direct_sql.load_session, key, config, write=False)
+
+    async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
+        if not self._has_direct():
+            return await super()._append_event_impl(session, event)
+        raw, rows = self._encode_append(session, event)
+        key = (session.app_name, session.user_id, session.id)
+        stored = await self._direct(
+            direct_sql.append_event, key, session.revision, event, raw, rows, write=True
+        )
+        if not stored:
+            return None
+        return session.revision + 1, max(session.last_update_time, event.timestamp)
+
+    async def acquire_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
+    ) -> str | None:
+        if not self._has_direct():
+            return await super().acquire_session_lease(
+                app_name=app_name, user_id=user_id, session_id=session_id, holder=holder, ttl=ttl
+            )
+        key = (app_name, user_id, session_id)
+        return await self._direct(
+            direct_sql.acquire_lease, key, holder, ttl, write=True, durable=False
+        )
+
+    async def release_session_lease(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str
+    ) -> None:
+        if not self._has_direct():
+            return await super().release_session_lease(
+                app_name=app_name, user_id=user_id, session_id=session_id, holder=holder
+            )
+        key = (app_name, user_id, session_id)
+        await self._direct(direct_sql.release_lease, key, holder, write=True, durable=False)
 
 
 def _in_transaction(
@@ -180,7 +265,3 @@ def _in_transaction(
 ) -> T:
     with connection.begin():
         return operation(connection, *args)
-
-
-def _directly(connection: Connection, operation: Callable[..., T], args: tuple[Any, ...]) -> T:
-    return operation(connection, *args)

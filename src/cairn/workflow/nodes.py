@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, overload
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 DEFAULT_ROUTE = "__DEFAULT__"
 """A route label that fires only when no other route of the node matched."""
@@ -70,6 +71,33 @@ class FunctionNode(BaseNode):
     """A plain function (sync, async, generator or async generator) as a node."""
 
     func: Callable[..., Any]
+
+    _parameters: tuple[tuple[str, str, bool], ...] | None = PrivateAttr(default=None)
+
+    def parameters(self) -> tuple[tuple[str, str, bool], ...]:
+        """(name, source, has_default) per parameter of ``func``, read once.
+
+        ``source`` says where the value comes from: ``node_input``, ``ctx`` (a
+        parameter named ctx or annotated with a context class) or ``state``.
+        """
+        if self._parameters is None:
+            found = []
+            for parameter in inspect.signature(self.func).parameters.values():
+                annotation = parameter.annotation
+                annotation_name = getattr(annotation, "__name__", str(annotation))
+                if parameter.name == "node_input":
+                    source = "node_input"
+                elif parameter.name == "ctx" or annotation_name.split(".")[-1] in _CONTEXTS:
+                    source = "ctx"
+                else:
+                    source = "state"
+                has_default = parameter.default is not inspect.Parameter.empty
+                found.append((parameter.name, source, has_default))
+            self._parameters = tuple(found)
+        return self._parameters
+
+
+_CONTEXTS = {"Context", "ToolContext", "CallbackContext"}
 
 
 @overload

@@ -512,24 +512,16 @@ async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> A
 def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
     """Parameters by name: ``node_input``, ``ctx`` (or a Context annotation), else state."""
     kwargs: dict[str, Any] = {}
-    for parameter in inspect.signature(node.func).parameters.values():
-        annotation = parameter.annotation
-        annotation_name = getattr(annotation, "__name__", str(annotation))
-        if parameter.name == "node_input":
-            kwargs[parameter.name] = node_input
-        elif parameter.name == "ctx" or annotation_name.split(".")[-1] in {
-            "Context",
-            "ToolContext",
-            "CallbackContext",
-        }:
-            kwargs[parameter.name] = ctx
-        elif parameter.name in ctx.state:
-            kwargs[parameter.name] = ctx.state[parameter.name]
-        elif parameter.default is not inspect.Parameter.empty:
-            continue
-        else:
+    for name, source, has_default in node.parameters():
+        if source == "node_input":
+            kwargs[name] = node_input
+        elif source == "ctx":
+            kwargs[name] = ctx
+        elif name in ctx.state:
+            kwargs[name] = ctx.state[name]
+        elif not has_default:
             raise KeyError(
-                f"node {node.name!r} needs {parameter.name!r}, which is neither node_input, ctx "
+                f"node {node.name!r} needs {name!r}, which is neither node_input, ctx "
                 "nor a key in the session state; give it a default or set that state key first"
             )
     return kwargs

@@ -8,9 +8,6 @@ its caller, who commits it (or rolls it back if the function raised).
 
 from __future__ import annotations
 
-import functools
-import json
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -30,7 +27,6 @@ from sqlalchemy import (
     union_all,
     update,
 )
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnElement
 
 from cairn.errors import (
@@ -43,6 +39,7 @@ from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.scopes import ScopedDelta, merge_scopes
 from cairn.sessions.session import Session
+from cairn.sessions.sql import sqlite_direct
 from cairn.sessions.sql.schema import (
     APP_SCOPE,
     KEY_LENGTH,
@@ -292,6 +289,8 @@ def create_session(
 def load_session(
     connection: Connection, key: SessionKey, config: GetSessionConfig | None
 ) -> Session | None:
+    if connection.dialect.driver == "pysqlite":
+        return sqlite_direct.load_session(connection, key, config)
     row = connection.execute(
         select(sessions.c.revision, sessions.c.update_time).where(_is(sessions, key))
     ).first()
@@ -465,95 +464,6 @@ _BUMP_REVISION = (
     )
 )
 _INSERT_EVENT = insert(events)
-# PostgreSQL: the whole append as one statement, so it needs no transaction around it (one
-# round trip). The state upsert reads from `bumped` (nothing is written unless the revision
-# matched) and the event insert reads the count of `upserted`, so the key rows are locked
-# before the event's pk is drawn: among appends that wrote one key, pk order is commit order.
-_POSTGRES_APPEND = text(
-    """
-WITH bumped AS (
-    UPDATE cairn_sessions
-    SET revision = :next_revision, update_time = GREATEST(update_time, :ts)
-    WHERE app_name = :k_app AND user_id = :k_user AND session_id = :k_session
-      AND revision = :held
-    RETURNING revision
-), upserted AS (
-    INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
-    SELECT :k_app, row.scope, row.user_id, row.session_id, row.key, CAST(row.value AS jsonb)
-    FROM bumped, unnest(
-        CAST(:scopes AS text[]), CAST(:owner_users AS text[]), CAST(:owner_sessions AS text[]),
-        CAST(:keys AS text[]), CAST(:values AS text[])
-    ) AS row(scope, user_id, session_id, key, value)
-    ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
-    RETURNING 1
-)
-INSERT INTO cairn_events
-    (app_name, user_id, session_id, seq, event_id, invocation_id, timestamp, event)
-SELECT :k_app, :k_user, :k_session, bumped.revision, :event_id, :invocation_id, :timestamp,
-    :event
-FROM bumped, (SELECT count(*) FROM upserted) AS written
-"""
-)
-
-
-_EVENT_COLUMNS = (
-    "app_name",
-    "user_id",
-    "session_id",
-    "seq",
-    "event_id",
-    "invocation_id",
-    "timestamp",
-    "event",
-)
-
-
-@functools.cache
-def _sqlite_append_sql() -> tuple[str, str, str]:
-    """The append's three statements as SQLite text with named parameters (compiled once)."""
-    from sqlalchemy.dialects import sqlite
-
-    dialect = sqlite.dialect(paramstyle="named")
-    upsert = _build_upsert("sqlite", state, ("value",)).values(
-        {c.name: bindparam(c.name) for c in state.columns}
-    )
-    insert_event = _INSERT_EVENT.values({c: bindparam(c) for c in _EVENT_COLUMNS})
-    return (
-        str(upsert.compile(dialect=dialect)),
-        str(_BUMP_REVISION.compile(dialect=dialect)),
-        str(insert_event.compile(dialect=dialect)),
-    )
-
-
-def _append_through_sqlite3(
-    connection: Connection,
-    params: dict[str, Any],
-    event_row: dict[str, Any],
-    rows: list[dict[str, Any]],
-) -> bool:
-    """The same three statements sent straight to the sqlite3 module.
-
-    On SQLite, SQLAlchemy's per-statement work costs more than SQLite's own,
-    so the append (the hot path) skips it; everything else goes through Core.
-    """
-    upsert_sql, bump_sql, insert_sql = _sqlite_append_sql()
-    driver = connection.connection.driver_connection
-    assert driver is not None
-    cursor = driver.cursor()
-    try:
-        if rows:
-            cursor.executemany(
-                upsert_sql, [{**row, "value": json.dumps(row["value"])} for row in rows]
-            )
-        cursor.execute(bump_sql, params)
-        if cursor.rowcount != 1:
-            return False
-        cursor.execute(insert_sql, event_row)
-        return True
-    except sqlite3.IntegrityError as exc:
-        raise IntegrityError(insert_sql, event_row, exc) from exc
-    finally:
-        cursor.close()
 
 
 class EventAlreadyStored(Exception):
@@ -575,8 +485,8 @@ def append_event(
     the row, so appends to one session serialize); the state rows are written
     before the event row, so among appends that wrote the same key, event
     ``pk`` order is commit order. A refused append raises (and the caller's
-    rollback undoes anything written). On PostgreSQL it is one statement
-    (``single_statement_on``), run without a transaction around it. Returns
+    rollback undoes anything written). (PostgreSQL runs its own one-statement
+    version, in ``postgres_direct``.) Returns
     the new (revision, update_time); raises ``EventAlreadyStored`` for a retry.
     """
     revision = held_revision + 1
@@ -603,24 +513,7 @@ def append_event(
         "event": raw,
     }
     if connection.dialect.driver == "pysqlite":
-        stored = _append_through_sqlite3(connection, params, event_row, rows)
-    elif connection.dialect.name == "postgresql":
-        columns = ("scope", "user_id", "session_id", "key")
-        arrays = {name: [row[name] for row in rows] for name in columns}
-        stored = (
-            connection.execute(
-                _POSTGRES_APPEND,
-                {
-                    **params,
-                    "scopes": arrays["scope"],
-                    "owner_users": arrays["user_id"],
-                    "owner_sessions": arrays["session_id"],
-                    "keys": arrays["key"],
-                    "values": [json.dumps(row["value"]) for row in rows],
-                },
-            ).rowcount
-            == 1
-        )
+        stored = sqlite_direct.append(connection, params, event_row, rows)
     else:
         _upsert(connection, state, rows, "value")
         stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
@@ -629,9 +522,6 @@ def append_event(
     if not stored:
         _explain_refused_append(connection, key, held_revision, event.id, raw)
     return revision, max(held_update_time, event.timestamp)
-
-
-append_event.single_statement_on = frozenset({"postgresql"})  # type: ignore[attr-defined]
 
 
 def stored_event(connection: Connection, key: SessionKey, event_id: str) -> str | None:
@@ -648,43 +538,53 @@ def _explain_refused_append(
     current = connection.execute(
         select(sessions.c.revision).where(_is(sessions, key))
     ).scalar_one_or_none()
-    app_name, user_id, session_id = key
-    if current is None:
-        raise SessionNotFoundError(app_name=app_name, user_id=user_id, session_id=session_id)
     existing = stored_event(connection, key, event_id)
+    problem = refusal(key, held_revision, event_id, raw, current, existing)
+    raise problem or EventAlreadyStored(event_id)
+
+
+def refusal(
+    key: SessionKey,
+    held_revision: int,
+    event_id: str,
+    raw: str,
+    current_revision: int | None,
+    existing: str | None,
+) -> Exception | None:
+    """Why an append of event ``event_id`` (JSON ``raw``) was refused; None: it is stored.
+
+    ``current_revision`` is the session's (None: no such session), ``existing``
+    the stored JSON of an event with the same id (None: there is none).
+    """
+    app_name, user_id, session_id = key
+    if current_revision is None:
+        return SessionNotFoundError(app_name=app_name, user_id=user_id, session_id=session_id)
     if existing is not None:
         if existing == raw:
-            raise EventAlreadyStored(event_id)
-        raise DuplicateEventError(
+            return None
+        return DuplicateEventError(
             app_name=app_name, user_id=user_id, session_id=session_id, event_id=event_id
         )
-    raise StaleSessionError(
+    return StaleSessionError(
         app_name=app_name,
         user_id=user_id,
         session_id=session_id,
         held_revision=held_revision,
-        stored_revision=int(current),
+        stored_revision=int(current_revision),
     )
 
 
 # -- leases -------------------------------------------------------------------------------------
 # A lease is advisory and expires by itself, so its writes need not wait for the disk: losing
-# one in a power cut only frees a session early. PostgreSQL skips the flush per transaction;
-# the SQLite store reads the `durable` marker.
-def _without_flush(connection: Connection) -> None:
-    if connection.dialect.name == "postgresql":
-        connection.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
-
-
+# one in a power cut only frees a session early. The SQLite store reads the `durable` marker.
 def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: float) -> str | None:
     """Take or renew the lease; None on success, else the current holder.
 
     Raises IntegrityError if another process inserted the lease row first.
     """
-    if connection.dialect.name == "postgresql":
-        return _acquire_lease_in_one_statement(connection, key, holder, ttl)
-    _without_flush(connection)
     now = database_now(connection)
+    if connection.dialect.driver == "pysqlite":
+        return sqlite_direct.acquire_lease(connection, key, holder, ttl, now)
     row = connection.execute(
         select(leases.c.holder, leases.c.expires_at).where(_is(leases, key)).with_for_update()
     ).first()
@@ -707,42 +607,11 @@ def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: flo
     return str(row.holder)
 
 
-# PostgreSQL: take or renew the lease in one statement (a free, expired or own lease is
-# overwritten; someone else's live lease is left alone and nothing is returned).
-_POSTGRES_ACQUIRE_LEASE = text(
-    """
-INSERT INTO cairn_leases AS lease (app_name, user_id, session_id, holder, expires_at)
-VALUES (:app_name, :user_id, :session_id, :holder,
-        EXTRACT(EPOCH FROM clock_timestamp()) + :ttl)
-ON CONFLICT (app_name, user_id, session_id) DO UPDATE
-SET holder = excluded.holder, expires_at = excluded.expires_at
-WHERE lease.holder = excluded.holder
-   OR lease.expires_at <= EXTRACT(EPOCH FROM clock_timestamp())
-RETURNING lease.holder
-"""
-)
-
-
-def _acquire_lease_in_one_statement(
-    connection: Connection, key: SessionKey, holder: str, ttl: float
-) -> str | None:
-    params = {"app_name": key[0], "user_id": key[1], "session_id": key[2]}
-    taken = connection.execute(_POSTGRES_ACQUIRE_LEASE, {**params, "holder": holder, "ttl": ttl})
-    if taken.first() is not None:
-        return None
-    current = connection.execute(
-        select(leases.c.holder).where(_is(leases, key))
-    ).scalar_one_or_none()
-    return None if current is None else str(current)
-
-
 def release_lease(connection: Connection, key: SessionKey, holder: str) -> None:
-    if connection.dialect.name != "postgresql":  # one statement there: no transaction to relax
-        _without_flush(connection)
+    if connection.dialect.driver == "pysqlite":
+        return sqlite_direct.release_lease(connection, key, holder)
     connection.execute(delete(leases).where(_is(leases, key), leases.c.holder == holder))
 
 
 acquire_lease.durable = False  # type: ignore[attr-defined]
 release_lease.durable = False  # type: ignore[attr-defined]
-acquire_lease.single_statement_on = frozenset({"postgresql"})  # type: ignore[attr-defined]
-release_lease.single_statement_on = frozenset({"postgresql"})  # type: ignore[attr-defined]

@@ -140,10 +140,15 @@ class SqlSessionStore(BaseSessionService):
         return EventPage(events=events, next_cursor=next_cursor)
 
     # -- appending -------------------------------------------------------------------------------
-    async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
+    def _encode_append(self, session: Session, event: Event) -> tuple[str, list[dict[str, Any]]]:
+        """The event's stored JSON and its state rows (refused here if too large or too long)."""
         raw = encode_event(stored_form(event), self.max_event_bytes)
         key = (session.app_name, session.user_id, session.id)
-        rows = ops.state_rows(key, split_by_scope(event.actions.state_delta))
+        return raw, ops.state_rows(key, split_by_scope(event.actions.state_delta))
+
+    async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
+        raw, rows = self._encode_append(session, event)
+        key = (session.app_name, session.user_id, session.id)
         try:
             return await self._transaction(
                 ops.append_event,

@@ -1,0 +1,311 @@
+"""The hot path of the PostgreSQL store, sent straight to asyncpg.
+
+An invocation loads its session, takes and releases a lease, and appends each
+event. On PostgreSQL each of these is one SQL statement (one snapshot, no
+transaction around it), so the cost that is left is the client's: through
+SQLAlchemy's async engine a statement costs about three times its round trip
+in Python. Here they run on asyncpg connections checked out of the engine's
+own pool and kept ready (so the URL, SSL and ``connect_args`` the user gave
+apply unchanged). Everything else still goes through ``operations``.
+
+Lease statements run on connections set to ``synchronous_commit = off``: a
+lease is advisory and expires by itself, so losing one in a power cut only
+frees a session early. Appends run on connections that wait for the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from cairn.events.event import Event
+from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.scopes import merge_scopes
+from cairn.sessions.session import Session
+from cairn.sessions.sql.engines import IDLE_PING_AFTER
+from cairn.sessions.sql.operations import SessionKey, refusal
+from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE
+
+KEEP_IDLE = 4
+"""Connections kept ready per kind (durable, relaxed); more are opened under load."""
+
+
+class BrokenConnection(Exception):
+    """The connection failed (or the call was interrupted) mid-statement; it was discarded."""
+
+
+class DirectConnections:
+    """asyncpg connections held out of an engine's pool for the hot path.
+
+    A connection comes back to the idle list after a statement succeeds or the
+    server refuses it (the connection is fine either way); after anything else
+    (a network error, a cancelled call) it is invalidated, and the caller gets
+    ``BrokenConnection`` with the cause chained. One that sat idle for
+    ``IDLE_PING_AFTER`` seconds is pinged first and replaced if dead.
+    """
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._idle: dict[bool, list[tuple[AsyncConnection, Any, float]]] = {True: [], False: []}
+
+    @contextlib.asynccontextmanager
+    async def connection(self, *, durable: bool = True) -> AsyncIterator[Any]:
+        """An asyncpg connection; ``durable=False`` gives one whose commits skip the flush."""
+        import asyncpg
+
+        held, driver = await self._checkout(durable)
+        try:
+            yield driver
+        except asyncpg.PostgresError as exc:
+            if isinstance(exc, asyncpg.PostgresConnectionError) or driver.is_closed():
+                await _discard(held)
+                raise BrokenConnection(str(exc)) from exc
+            self._checkin(durable, held, driver)
+            raise
+        except BaseException as exc:
+            await _discard(held)
+            if isinstance(exc, OSError | asyncpg.InterfaceError):
+                raise BrokenConnection(str(exc)) from exc
+            raise
+        else:
+            self._checkin(durable, held, driver)
+
+    async def _checkout(self, durable: bool) -> tuple[AsyncConnection, Any]:
+        idle = self._idle[durable]
+        while idle:
+            held, driver, since = idle.pop()
+            if time.monotonic() - since < IDLE_PING_AFTER:
+                return held, driver
+            try:
+                await driver.execute("SELECT 1")
+                return held, driver
+            except Exception:  # a dead idle connection is simply replaced
+                await _discard(held)
+        try:
+            held = await self._engine.connect()
+            raw = await held.get_raw_connection()
+            driver = raw.driver_connection
+            assert driver is not None
+            if not durable:
+                await driver.execute("SET synchronous_commit TO OFF")
+        except OSError as exc:
+            raise BrokenConnection(str(exc)) from exc
+        return held, driver
+
+    def _checkin(self, durable: bool, held: AsyncConnection, driver: Any) -> None:
+        idle = self._idle[durable]
+        if len(idle) < KEEP_IDLE and not driver.is_closed():
+            idle.append((held, driver, time.monotonic()))
+        else:
+            asyncio.get_running_loop().create_task(held.close())
+
+    async def close(self) -> None:
+        """Return every held connection to the engine's pool."""
+        for idle in self._idle.values():
+            while idle:
+                held, _driver, _since = idle.pop()
+                await held.close()
+
+
+async def _discard(held: AsyncConnection) -> None:
+    with contextlib.suppress(Exception):
+        await held.invalidate()
+    with contextlib.suppress(Exception):
+        await held.close()
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """A deadlock or serialization failure: the statement changed nothing and may be rerun."""
+    return getattr(exc, "sqlstate", None) in {"40P01", "40001"}
+
+
+# -- loading -------------------------------------------------------------------------------------
+# The session row, its three scopes of state and the wanted events, in one statement (so in one
+# snapshot). Each branch is a primary-key range; the events are a range of the (session, seq)
+# unique index, read backwards when only the last N are wanted.
+_LOAD = """
+SELECT 0 AS part, revision AS seq, update_time AS at, NULL::text AS scope, NULL::text AS key,
+    NULL::text AS body
+FROM cairn_sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3
+UNION ALL
+SELECT 1, NULL, NULL, scope, key, value::text FROM cairn_state
+WHERE app_name = $1 AND scope = 'a' AND user_id = '' AND session_id = ''
+UNION ALL
+SELECT 1, NULL, NULL, scope, key, value::text FROM cairn_state
+WHERE app_name = $1 AND scope = 'u' AND user_id = $2 AND session_id = ''
+UNION ALL
+SELECT 1, NULL, NULL, scope, key, value::text FROM cairn_state
+WHERE app_name = $1 AND scope = 's' AND user_id = $2 AND session_id = $3
+UNION ALL
+SELECT 2, seq, NULL, NULL, NULL, event FROM (
+    SELECT seq, event FROM cairn_events
+    WHERE app_name = $1 AND user_id = $2 AND session_id = $3{where}
+    ORDER BY seq{order}
+) AS wanted
+"""
+_LOAD_NO_EVENTS = _LOAD[: _LOAD.rindex("UNION ALL")]
+
+
+def _load_statement(config: GetSessionConfig | None) -> tuple[str, list[Any]]:
+    if config is not None and config.num_recent_events == 0:
+        return _LOAD_NO_EVENTS, []
+    where, order = "", ""
+    args: list[Any] = []
+    if config is not None:
+        if config.after_revision is not None:
+            args.append(config.after_revision)
+            where += f" AND seq > ${3 + len(args)}"
+        if config.after_timestamp is not None:
+            args.append(config.after_timestamp)
+            where += f" AND timestamp >= ${3 + len(args)}"
+        if config.num_recent_events is not None:
+            args.append(config.num_recent_events)
+            order = f" DESC LIMIT ${3 + len(args)}"
+    return _LOAD.format(where=where, order=order), args
+
+
+async def load_session(
+    connection: Any, key: SessionKey, config: GetSessionConfig | None
+) -> Session | None:
+    statement, args = _load_statement(config)
+    rows = await connection.fetch(statement, *key, *args)
+    head = next((row for row in rows if row[0] == 0), None)
+    if head is None:
+        return None
+    scopes: dict[str, dict[str, Any]] = {APP_SCOPE: {}, USER_SCOPE: {}, "s": {}}
+    stored: list[tuple[int, str]] = []
+    for part, seq, _at, scope, name, body in rows:
+        if part == 1:
+            scopes[scope][name] = json.loads(body)
+        elif part == 2:
+            stored.append((seq, body))
+    stored.sort()
+    return Session(
+        id=key[2],
+        app_name=key[0],
+        user_id=key[1],
+        state=merge_scopes(scopes[APP_SCOPE], scopes[USER_SCOPE], scopes["s"]),
+        events=[Event.model_validate_json(body) for _seq, body in stored],
+        last_update_time=head[2],
+        revision=head[1],
+    )
+
+
+# -- appending -------------------------------------------------------------------------------
+# The whole append as one statement. The state upsert reads from `bumped` (nothing is written
+# unless the revision matched) and the event insert reads the count of `upserted`, so the key
+# rows are locked before the event's pk is drawn: among appends that wrote one key, pk order is
+# commit order.
+_APPEND = """
+WITH bumped AS (
+    UPDATE cairn_sessions
+    SET revision = $4 + 1, update_time = GREATEST(update_time, $7)
+    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND revision = $4
+    RETURNING revision
+), upserted AS (
+    INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
+    SELECT $1, row.scope, row.user_id, row.session_id, row.key, CAST(row.value AS jsonb)
+    FROM bumped, unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+        AS row(scope, user_id, session_id, key, value)
+    ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
+    RETURNING 1
+)
+INSERT INTO cairn_events
+    (app_name, user_id, session_id, seq, event_id, invocation_id, timestamp, event)
+SELECT $1, $2, $3, bumped.revision, $5, $6, $7, $8
+FROM bumped, (SELECT count(*) FROM upserted) AS written
+RETURNING seq
+"""
+_STORED = """
+SELECT s.revision, e.event
+FROM (SELECT 1) AS one
+LEFT JOIN cairn_sessions AS s
+    ON s.app_name = $1 AND s.user_id = $2 AND s.session_id = $3
+LEFT JOIN cairn_events AS e
+    ON e.app_name = $1 AND e.user_id = $2 AND e.session_id = $3 AND e.event_id = $4
+"""
+
+
+async def append_event(
+    connection: Any,
+    key: SessionKey,
+    held_revision: int,
+    event: Event,
+    raw: str,
+    rows: list[dict[str, Any]],
+) -> bool:
+    """Store the event and its state rows if ``held_revision`` is current.
+
+    True if stored; False if this exact event is already stored (a retry).
+    Otherwise raises what ``operations.refusal`` says: the session is gone,
+    the id belongs to another event, or the caller's revision is stale.
+    """
+    import asyncpg
+
+    try:
+        stored = await connection.fetchval(
+            _APPEND,
+            *key,
+            held_revision,
+            event.id,
+            event.invocation_id,
+            event.timestamp,
+            raw,
+            [row["scope"] for row in rows],
+            [row["user_id"] for row in rows],
+            [row["session_id"] for row in rows],
+            [row["key"] for row in rows],
+            [json.dumps(row["value"]) for row in rows],
+        )
+    except asyncpg.UniqueViolationError:
+        stored = None  # the revision matched but the id is taken: explained below
+    if stored is not None:
+        return True
+    current, existing = await connection.fetchrow(_STORED, *key, event.id)
+    problem = refusal(key, held_revision, event.id, raw, current, existing)
+    if problem is None:
+        return False
+    raise problem
+
+
+# -- leases --------------------------------------------------------------------------------------
+# Take or renew the lease: a free, expired or own lease is overwritten; someone else's live lease
+# is left alone, and its holder is returned by the second branch.
+_ACQUIRE_LEASE = """
+WITH taken AS (
+    INSERT INTO cairn_leases AS lease (app_name, user_id, session_id, holder, expires_at)
+    VALUES ($1, $2, $3, $4, EXTRACT(EPOCH FROM clock_timestamp()) + $5)
+    ON CONFLICT (app_name, user_id, session_id) DO UPDATE
+    SET holder = excluded.holder, expires_at = excluded.expires_at
+    WHERE lease.holder = excluded.holder
+       OR lease.expires_at <= EXTRACT(EPOCH FROM clock_timestamp())
+    RETURNING 1
+)
+SELECT true, NULL::text FROM taken
+UNION ALL
+SELECT false, holder FROM cairn_leases
+WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND NOT EXISTS (SELECT FROM taken)
+"""
+_RELEASE_LEASE = """
+DELETE FROM cairn_leases WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4
+"""
+
+
+async def acquire_lease(connection: Any, key: SessionKey, holder: str, ttl: float) -> str | None:
+    """None if this holder now has the lease, else who holds it."""
+    while True:
+        row = await connection.fetchrow(_ACQUIRE_LEASE, *key, holder, ttl)
+        if row is not None:
+            return None if row[0] else str(row[1])
+        # Neither taken nor seen: another process inserted the row after this statement's
+        # snapshot was taken (and the insert waited for it). Ask again.
+
+
+async def release_lease(connection: Any, key: SessionKey, holder: str) -> None:
+    await connection.execute(_RELEASE_LEASE, *key, holder)

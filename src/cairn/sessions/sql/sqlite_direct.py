@@ -1,0 +1,175 @@
+"""The hot path of the embedded SQLite store, sent straight to the sqlite3 module.
+
+An invocation loads its session, takes and releases a lease, and appends each
+event. On SQLite, SQLAlchemy's per-statement work costs several times what
+SQLite itself spends on these statements, so ``operations`` hands them to
+these functions when the connection's driver is ``sqlite3`` (the
+``SqliteSessionService``). They run inside the transaction the caller began,
+exactly like the Core versions they replace, and store the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from sqlalchemy import Connection
+from sqlalchemy.exc import IntegrityError
+
+from cairn.events.event import Event
+from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.scopes import merge_scopes
+from cairn.sessions.session import Session
+
+SessionKey = tuple[str, str, str]
+
+_KEY = "app_name = ? AND user_id = ? AND session_id = ?"
+
+
+def _driver(connection: Connection) -> sqlite3.Connection:
+    driver = connection.connection.driver_connection
+    assert isinstance(driver, sqlite3.Connection)
+    return driver
+
+
+# -- loading -------------------------------------------------------------------------------------
+_HEAD = f"SELECT revision, update_time FROM cairn_sessions WHERE {_KEY}"
+_STATE = """
+SELECT scope, key, value FROM cairn_state
+WHERE app_name = ? AND scope = 'a' AND user_id = '' AND session_id = ''
+UNION ALL
+SELECT scope, key, value FROM cairn_state
+WHERE app_name = ? AND scope = 'u' AND user_id = ? AND session_id = ''
+UNION ALL
+SELECT scope, key, value FROM cairn_state
+WHERE app_name = ? AND scope = 's' AND user_id = ? AND session_id = ?
+"""
+
+
+def load_session(
+    connection: Connection, key: SessionKey, config: GetSessionConfig | None
+) -> Session | None:
+    """The session, its merged state and the events ``config`` asks for (None if absent)."""
+    cursor = _driver(connection).cursor()
+    try:
+        head = cursor.execute(_HEAD, key).fetchone()
+        if head is None:
+            return None
+        app_name, user_id, session_id = key
+        scopes: dict[str, dict[str, Any]] = {"a": {}, "u": {}, "s": {}}
+        for scope, name, value in cursor.execute(
+            _STATE, (app_name, app_name, user_id, app_name, user_id, session_id)
+        ):
+            # The column's JSON type has numeric affinity: SQLite keeps '3' as the number 3.
+            scopes[scope][name] = json.loads(value) if isinstance(value, str) else value
+        raw = _events(cursor, key, config)
+    finally:
+        cursor.close()
+    return Session(
+        id=session_id,
+        app_name=app_name,
+        user_id=user_id,
+        state=merge_scopes(scopes["a"], scopes["u"], scopes["s"]),
+        events=[Event.model_validate_json(text) for text in raw],
+        last_update_time=head[1],
+        revision=head[0],
+    )
+
+
+def _events(cursor: sqlite3.Cursor, key: SessionKey, config: GetSessionConfig | None) -> list[str]:
+    if config is not None and config.num_recent_events == 0:
+        return []
+    sql = f"SELECT event FROM cairn_events WHERE {_KEY}"
+    args: list[Any] = list(key)
+    if config is not None and config.after_revision is not None:
+        sql += " AND seq > ?"
+        args.append(config.after_revision)
+    if config is not None and config.after_timestamp is not None:
+        sql += " AND timestamp >= ?"
+        args.append(config.after_timestamp)
+    if config is None or config.num_recent_events is None:
+        return [row[0] for row in cursor.execute(sql + " ORDER BY seq", args)]
+    args.append(config.num_recent_events)
+    newest_first = [row[0] for row in cursor.execute(sql + " ORDER BY seq DESC LIMIT ?", args)]
+    newest_first.reverse()
+    return newest_first
+
+
+# -- appending -------------------------------------------------------------------------------
+_UPSERT_STATE = """
+INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
+VALUES (:app_name, :scope, :user_id, :session_id, :key, :value)
+ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
+"""
+_BUMP_REVISION = """
+UPDATE cairn_sessions
+SET revision = :next_revision,
+    update_time = CASE WHEN update_time < :ts THEN :ts ELSE update_time END
+WHERE app_name = :k_app AND user_id = :k_user AND session_id = :k_session AND revision = :held
+"""
+_INSERT_EVENT = """
+INSERT INTO cairn_events
+    (app_name, user_id, session_id, seq, event_id, invocation_id, timestamp, event)
+VALUES (:app_name, :user_id, :session_id, :seq, :event_id, :invocation_id, :timestamp, :event)
+"""
+
+
+def append(
+    connection: Connection,
+    params: dict[str, Any],
+    event_row: dict[str, Any],
+    rows: list[dict[str, Any]],
+) -> bool:
+    """The state rows, the revision check and the event row; False if the revision is stale.
+
+    The state rows go first so that, among appends that wrote one key, event
+    ``pk`` order is commit order (as on every store). A taken event id raises
+    SQLAlchemy's ``IntegrityError``, as the Core version would.
+    """
+    cursor = _driver(connection).cursor()
+    try:
+        if rows:
+            cursor.executemany(
+                _UPSERT_STATE, [{**row, "value": json.dumps(row["value"])} for row in rows]
+            )
+        cursor.execute(_BUMP_REVISION, params)
+        if cursor.rowcount != 1:
+            return False
+        cursor.execute(_INSERT_EVENT, event_row)
+        return True
+    except sqlite3.IntegrityError as exc:
+        raise IntegrityError(_INSERT_EVENT, event_row, exc) from exc
+    finally:
+        cursor.close()
+
+
+# -- leases --------------------------------------------------------------------------------------
+_TAKE_LEASE = """
+INSERT INTO cairn_leases (app_name, user_id, session_id, holder, expires_at)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (app_name, user_id, session_id) DO UPDATE
+SET holder = excluded.holder, expires_at = excluded.expires_at
+WHERE holder = excluded.holder OR expires_at <= ?
+"""
+
+
+def acquire_lease(
+    connection: Connection, key: SessionKey, holder: str, ttl: float, now: float
+) -> str | None:
+    """Take or renew the lease (free, expired or own); else return who holds it."""
+    cursor = _driver(connection).cursor()
+    try:
+        cursor.execute(_TAKE_LEASE, (*key, holder, now + ttl, now))
+        if cursor.rowcount == 1:
+            return None
+        row = cursor.execute(f"SELECT holder FROM cairn_leases WHERE {_KEY}", key).fetchone()
+        return None if row is None else str(row[0])
+    finally:
+        cursor.close()
+
+
+def release_lease(connection: Connection, key: SessionKey, holder: str) -> None:
+    _driver(connection).execute(
+        f"DELETE FROM cairn_leases WHERE {_KEY} AND holder = ?", (*key, holder)
+    )
