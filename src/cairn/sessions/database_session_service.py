@@ -108,7 +108,10 @@ class DatabaseSessionService(SqlSessionStore):
         else:
             # One snapshot for the session row, its state and its events.
             reader = engine.execution_options(isolation_level="REPEATABLE READ")
-        direct = DirectConnections(engine) if engine.dialect.driver == "asyncpg" else None
+        direct = None
+        if engine.dialect.driver == "asyncpg":
+            ping = bool(self._engine_kwargs.get("pool_pre_ping"))
+            direct = DirectConnections(engine, ping_every_use=ping)
         found = _Engines(engine, reader, direct)
         self._engines[loop] = found
         return found

@@ -47,11 +47,13 @@ class DirectConnections:
     server refuses it (the connection is fine either way); after anything else
     (a network error, a cancelled call) it is invalidated, and the caller gets
     ``BrokenConnection`` with the cause chained. One that sat idle for
-    ``IDLE_PING_AFTER`` seconds is pinged first and replaced if dead.
+    ``IDLE_PING_AFTER`` seconds (or any, with ``ping_every_use``) is pinged
+    first and replaced if dead.
     """
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, ping_every_use: bool = False) -> None:
         self._engine = engine
+        self._ping_after = 0.0 if ping_every_use else IDLE_PING_AFTER
         self._idle: dict[bool, list[tuple[AsyncConnection, Any, float]]] = {True: [], False: []}
 
     @contextlib.asynccontextmanager
@@ -80,7 +82,7 @@ class DirectConnections:
         idle = self._idle[durable]
         while idle:
             held, driver, since = idle.pop()
-            if time.monotonic() - since < IDLE_PING_AFTER:
+            if time.monotonic() - since < self._ping_after:
                 return held, driver
             try:
                 await driver.execute("SELECT 1")
