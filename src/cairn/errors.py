@@ -170,3 +170,47 @@ class StoreUnavailableError(CairnError, ConnectionError):
 
 class InvalidCursorError(CairnError, ValueError):
     """A page cursor that no earlier page of the same listing produced."""
+
+
+class InterruptNotPendingError(_AboutSession, CairnError, ValueError):
+    """A ``FunctionResponse`` answers no pending interrupt (unknown id, or answered already).
+
+    Nothing was stored. ``pending`` lists the ids that are waiting for an answer.
+    """
+
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        interrupt_id: str,
+        reason: str,
+        pending: list[str],
+    ) -> None:
+        self.interrupt_id = interrupt_id
+        self.pending = pending
+        session = self._name_session(app_name, user_id, session_id)
+        waiting = ", ".join(repr(i) for i in pending) if pending else "none"
+        super().__init__(
+            f"the answer to {interrupt_id!r} was refused: {reason}. Pending interrupts of "
+            f"{session}: {waiting}. Nothing was stored; answer one of those ids "
+            "(Runner.list_pending_interrupts lists them with what each one asks)."
+        )
+
+
+class InvalidAnswerError(_AboutSession, CairnError, ValueError):
+    """An answer has the wrong shape for its interrupt, or approves a different call.
+
+    Nothing was stored; the interrupt is still pending.
+    """
+
+    def __init__(
+        self, *, app_name: str, user_id: str, session_id: str, interrupt_id: str, reason: str
+    ) -> None:
+        self.interrupt_id = interrupt_id
+        session = self._name_session(app_name, user_id, session_id)
+        super().__init__(
+            f"the answer to interrupt {interrupt_id!r} of {session} was refused: {reason}. "
+            "Nothing was stored; the interrupt is still pending."
+        )

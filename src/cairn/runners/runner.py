@@ -23,6 +23,7 @@ from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
+from cairn.runners._answers import check_answers, responses_in
 from cairn.runners._history_cache import HistoryCache
 from cairn.runners._session_lease import hold_session, lease_holder
 from cairn.sessions.base_session_service import BaseSessionService
@@ -203,14 +204,27 @@ class Runner:
         ):
             # Loaded inside the lock, so no other invocation of this process commits meanwhile.
             # A continued invocation needs its earlier events; a new one, what the agent reads.
-            answering = _answered_call_ids(new_message)
-            window = None if continuing or answering else self.agent.history_window()
+            responses = responses_in(new_message)
+            window = None if continuing or responses else self.agent.history_window()
             session = await self._load_session(user_id, session_id, window)
-            if answering and not continuing:
-                # Answers to calls of an earlier invocation resume that invocation.
-                paused = _invocation_of_calls(session.events, answering)
-                if paused is not None:
-                    invocation_id, continuing = paused, True
+            answers = None
+            if responses:
+                # Answers to calls of an earlier invocation resume that invocation; an answer
+                # to nothing pending is refused before anything is stored.
+                answers = check_answers(
+                    session.events,
+                    responses,
+                    app_name=self.app_name,
+                    user_id=user_id,
+                    session_id=session_id,
+                )
+                if continuing and answers.invocation_id != invocation_id:
+                    raise ValueError(
+                        f"the message answers interrupts of invocation "
+                        f"{answers.invocation_id!r}, not of invocation_id={invocation_id!r}; "
+                        "drop invocation_id (the answers name their invocation) or fix it"
+                    )
+                invocation_id, continuing = answers.invocation_id, True
             if continuing and not any(
                 e.invocation_id == invocation_id for e in reversed(session.events)
             ):
@@ -232,6 +246,9 @@ class Runner:
                 plugin_manager=self.plugin_manager,
             )
             user_event = await self._user_event(ctx, new_message, state_delta)
+            if user_event is not None and answers is not None:
+                # An answer belongs to the branch of the calls it answers (a sub-agent's).
+                user_event.branch = answers.branch
             if continuing:  # the invocation's own request stays its input
                 ctx.user_content = _first_request(session.events, invocation_id)
             if user_event is not None:
@@ -383,24 +400,6 @@ class InMemoryRunner(Runner):
             session_service=InMemorySessionService(),
             plugin_close_timeout=plugin_close_timeout,
         )
-
-
-def _answered_call_ids(message: types.Content | None) -> set[str]:
-    if message is None or not message.parts:
-        return set()
-    return {
-        p.function_response.id
-        for p in message.parts
-        if p.function_response is not None and p.function_response.id
-    }
-
-
-def _invocation_of_calls(events: list[Event], call_ids: set[str]) -> str | None:
-    """The invocation whose function calls these ids answer (the newest one that made any)."""
-    for event in reversed(events):
-        if any(call.id in call_ids for call in event.get_function_calls()):
-            return event.invocation_id
-    return None
 
 
 def _first_request(events: list[Event], invocation_id: str) -> types.Content | None:

@@ -78,10 +78,3 @@ class Replay:
                     if call.args and call.args.get("responseSchema") is not None:
                         schemas[call.id] = call.args["responseSchema"]
         return cls(runs=runs, answers=answers, schemas=schemas)
-
-
-def unwrap_answer(response: Any) -> Any:
-    """ADK's convention: ``{"result": x}`` means x."""
-    if isinstance(response, dict) and set(response) == {"result"}:
-        return response["result"]
-    return response

@@ -12,7 +12,6 @@ import random
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-import jsonschema
 from google.genai import types
 from pydantic import BaseModel, PrivateAttr, TypeAdapter, ValidationError
 
@@ -21,12 +20,13 @@ from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
+from cairn.events.interrupts import schema_problem, unwrap_answer
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
 from cairn.tools.base_tool import BaseTool
 from cairn.workflow.graph import Graph, as_node, build_graph
 from cairn.workflow.join_node import JoinNode
 from cairn.workflow.nodes import DEFAULT_ROUTE, START_NAME, BaseNode, FunctionNode, RetryConfig
-from cairn.workflow.replay import Replay, unwrap_answer
+from cairn.workflow.replay import Replay
 
 
 class AgentNode(BaseNode):
@@ -218,7 +218,7 @@ class Workflow(BaseAgent):
                 outcome.waiting = True
                 return
             for interrupt_id, given in answered.items():
-                problem = _schema_problem(replay.schemas.get(interrupt_id), unwrap_answer(given))
+                problem = schema_problem(replay.schemas.get(interrupt_id), unwrap_answer(given))
                 if problem is not None:
                     outcome.waiting = True
                     yield Event(
@@ -530,19 +530,6 @@ def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
 async def _call_tool(node: ToolNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
     args = node_input if isinstance(node_input, dict) else {"input": node_input}
     yield await node.tool.run_async(args=args, tool_context=ctx)
-
-
-def _schema_problem(schema: Any, value: Any) -> str | None:
-    """Why ``value`` does not match the JSON ``schema`` (None if it does, or no schema)."""
-    if schema is None:
-        return None
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(value)
-    )
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(the answer)"
-    return f"{where}: {error.message}"
 
 
 def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> Any:

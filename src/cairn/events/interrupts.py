@@ -1,0 +1,189 @@
+"""Every pause is one function call whose id is in ``long_running_tool_ids``.
+
+Kinds, by the call's name:
+
+- ``adk_request_input``: a workflow node asked for input (``RequestInput``).
+- ``adk_request_confirmation``: a tool call waits for a human's approval.
+- ``adk_request_credential``: a tool call waits for a credential (API key, token, OAuth).
+- ``cairn_resolve_in_doubt``: a tool call started but its result was never
+  recorded (the process died); the caller supplies the result or approves a re-run.
+- anything else: a long-running tool's own call, answered with its result.
+
+An interrupt is pending until a ``FunctionResponse`` with its id is in the log.
+This module only reads events; agents create interrupts, the Runner checks answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import jsonschema
+from google.genai import types
+from pydantic import Field
+
+from cairn.events._base import CamelModel
+from cairn.events.event import Event
+from cairn.events.request_input import REQUEST_INPUT_FUNCTION
+
+REQUEST_CONFIRMATION_FUNCTION = "adk_request_confirmation"
+REQUEST_CREDENTIAL_FUNCTION = "adk_request_credential"
+RESOLVE_IN_DOUBT_FUNCTION = "cairn_resolve_in_doubt"
+
+PROTOCOL_FUNCTIONS = frozenset(
+    {REQUEST_CONFIRMATION_FUNCTION, REQUEST_CREDENTIAL_FUNCTION, RESOLVE_IN_DOUBT_FUNCTION}
+)
+"""Calls that ask about another call; a model never sees them or their answers."""
+
+InterruptKind = Literal["input", "confirmation", "credential", "in_doubt", "long_running"]
+
+_KINDS: dict[str, InterruptKind] = {
+    REQUEST_INPUT_FUNCTION: "input",
+    REQUEST_CONFIRMATION_FUNCTION: "confirmation",
+    REQUEST_CREDENTIAL_FUNCTION: "credential",
+    RESOLVE_IN_DOUBT_FUNCTION: "in_doubt",
+}
+
+
+class Interrupt(CamelModel):
+    """One pending pause: what is asked, and how to answer it.
+
+    Answer with ``FunctionResponse(id=interrupt.id, name=interrupt.name,
+    response=...)`` in a ``run_async`` message:
+
+    - ``input``: the answer itself (or ``{"result": answer}``); it must match
+      ``response_schema`` if one is given.
+    - ``confirmation``: ``{"confirmed": true|false, "payload": ...}``.
+    - ``credential``: the auth config with the credential filled in (see ``cairn.auth``).
+    - ``in_doubt``: ``{"rerun": true}`` to run the tool again, or ``{"result": ...}``
+      to record what it returned.
+    - ``long_running``: the tool's result.
+    """
+
+    id: str
+    kind: InterruptKind
+    name: str
+    """The function name to answer with."""
+    invocation_id: str
+    author: str
+    branch: str | None = None
+    node_path: str = ""
+    message: str | None = None
+    """What a human is asked (an input request's message, a confirmation's hint, ...)."""
+    payload: Any = None
+    response_schema: dict[str, Any] | None = None
+    function_call: types.FunctionCall | None = None
+    """The call this interrupt is about (confirmation, credential, in doubt), or its own call."""
+    args: dict[str, Any] = Field(default_factory=dict)
+    """The interrupt call's arguments as stored."""
+    event_id: str
+    timestamp: float
+
+
+def interrupt_calls(event: Event) -> list[types.FunctionCall]:
+    """The calls of ``event`` that pause its invocation (ids in ``long_running_tool_ids``)."""
+    waiting = event.long_running_tool_ids
+    if not waiting:
+        return []
+    return [call for call in event.get_function_calls() if call.id in waiting]
+
+
+def describe(event: Event, call: types.FunctionCall) -> Interrupt:
+    """The interrupt that ``call`` (one of ``interrupt_calls(event)``) stands for."""
+    name = call.name or ""
+    args = dict(call.args or {})
+    kind = _KINDS.get(name, "long_running")
+    message: str | None = None
+    payload: Any = None
+    schema: dict[str, Any] | None = None
+    about: types.FunctionCall | None = call
+    if kind == "input":
+        message, payload = args.get("message"), args.get("payload")
+        schema = args.get("responseSchema")
+    elif kind == "confirmation":
+        confirmation = args.get("toolConfirmation") or {}
+        message, payload = confirmation.get("hint") or None, confirmation.get("payload")
+        about = _call(args.get("originalFunctionCall"))
+        schema = CONFIRMATION_SCHEMA
+    elif kind == "credential":
+        message = args.get("message")
+        about = _call(args.get("originalFunctionCall"))
+        payload = args.get("authConfig")
+    elif kind == "in_doubt":
+        message = args.get("message")
+        about = _call(args.get("originalFunctionCall"))
+        schema = IN_DOUBT_SCHEMA
+    return Interrupt(
+        id=call.id or "",
+        kind=kind,
+        name=name,
+        invocation_id=event.invocation_id,
+        author=event.author,
+        branch=event.branch,
+        node_path=event.node_info.path,
+        message=message,
+        payload=payload,
+        response_schema=schema,
+        function_call=about,
+        args=args,
+        event_id=event.id,
+        timestamp=event.timestamp,
+    )
+
+
+def _call(value: Any) -> types.FunctionCall | None:
+    if isinstance(value, types.FunctionCall):
+        return value
+    if isinstance(value, dict):
+        return types.FunctionCall.model_validate(value)
+    return None
+
+
+def answered_ids(events: Iterable[Event]) -> set[str]:
+    """Ids of every function response in ``events``."""
+    return {r.id for event in events for r in event.get_function_responses() if r.id}
+
+
+def pending_interrupts(events: Sequence[Event]) -> list[Interrupt]:
+    """Interrupts in ``events`` with no answer yet, oldest first."""
+    answered = answered_ids(events)
+    return [
+        describe(event, call)
+        for event in events
+        for call in interrupt_calls(event)
+        if call.id not in answered
+    ]
+
+
+CONFIRMATION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"confirmed": {"type": "boolean"}, "payload": {}},
+    "required": ["confirmed"],
+}
+IN_DOUBT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "oneOf": [
+        {"properties": {"rerun": {"const": True}}, "required": ["rerun"]},
+        {"required": ["result"]},
+    ],
+}
+
+
+def unwrap_answer(response: Any) -> Any:
+    """ADK's convention: ``{"result": x}`` means x."""
+    if isinstance(response, dict) and set(response) == {"result"}:
+        return response["result"]
+    return response
+
+
+def schema_problem(schema: dict[str, Any] | None, value: Any) -> str | None:
+    """Why ``value`` does not match the JSON ``schema`` (None if it does, or no schema)."""
+    if schema is None:
+        return None
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(value)
+    )
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(the answer)"
+    return f"{where}: {error.message}"

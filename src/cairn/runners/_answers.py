@@ -1,0 +1,150 @@
+"""Check a message's function responses against the session's pending interrupts."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from google.genai import types
+
+from cairn.errors import InterruptNotPendingError, InvalidAnswerError
+from cairn.events.event import Event
+from cairn.events.interrupts import (
+    Interrupt,
+    describe,
+    pending_interrupts,
+    schema_problem,
+    unwrap_answer,
+)
+
+
+@dataclasses.dataclass
+class Answers:
+    """What a message answers: interrupts of one invocation."""
+
+    invocation_id: str
+    interrupts: list[Interrupt]
+
+    @property
+    def branch(self) -> str | None:
+        """The branch the answered calls were made on, if they share one."""
+        branches = {interrupt.branch for interrupt in self.interrupts}
+        return branches.pop() if len(branches) == 1 else None
+
+
+def responses_in(message: types.Content | None) -> list[types.FunctionResponse]:
+    if message is None or not message.parts:
+        return []
+    return [p.function_response for p in message.parts if p.function_response is not None]
+
+
+def check_answers(
+    events: Sequence[Event],
+    responses: list[types.FunctionResponse],
+    *,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+) -> Answers:
+    """The interrupts ``responses`` answer, or a typed error (nothing is stored on error).
+
+    Walks back from the newest event only as far as the oldest answered call.
+    """
+    where = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
+
+    def refuse(interrupt_id: str, reason: str) -> InterruptNotPendingError:
+        pending = [i.id for i in pending_interrupts(events)]
+        return InterruptNotPendingError(
+            **where, interrupt_id=interrupt_id, reason=reason, pending=pending
+        )
+
+    wanted: dict[str, types.FunctionResponse] = {}
+    for response in responses:
+        if not response.id:
+            raise refuse(
+                str(response.name), "a FunctionResponse needs the id of the call it answers"
+            )
+        wanted[response.id] = response
+    found: dict[str, Interrupt] = {}
+    answered_later: set[str] = set()
+    for event in reversed(events):
+        for call in event.get_function_calls():
+            if call.id not in wanted or call.id in found:
+                continue
+            if call.id in answered_later:
+                raise refuse(call.id, "it has been answered already (an answer is used once)")
+            if call.id not in (event.long_running_tool_ids or set()):
+                raise refuse(
+                    call.id,
+                    f"it is an ordinary call of {call.name!r}, which got its result when it ran; "
+                    "only paused calls take answers",
+                )
+            found[call.id] = describe(event, call)
+        if len(found) == len(wanted):
+            break
+        answered_later.update(r.id for r in event.get_function_responses() if r.id)
+    for interrupt_id in wanted:
+        if interrupt_id not in found:
+            raise refuse(interrupt_id, "no call with this id was made in this session")
+    invocations = {interrupt.invocation_id for interrupt in found.values()}
+    if len(invocations) > 1:
+        raise refuse(
+            next(iter(wanted)),
+            f"one message may answer interrupts of one invocation; these belong to "
+            f"{sorted(invocations)}. Send one message per invocation",
+        )
+    for interrupt_id, response in wanted.items():
+        problem = shape_problem(found[interrupt_id], response.response)
+        if problem is not None:
+            raise InvalidAnswerError(**where, interrupt_id=interrupt_id, reason=problem)
+    return Answers(invocation_id=invocations.pop(), interrupts=list(found.values()))
+
+
+def shape_problem(interrupt: Interrupt, response: Any) -> str | None:
+    """Why ``response`` cannot answer ``interrupt`` (None if it can)."""
+    if interrupt.kind == "input":
+        problem = schema_problem(interrupt.response_schema, unwrap_answer(response))
+        if problem is None:
+            return None
+        return f"it does not match the request's response_schema: {problem}"
+    if interrupt.kind == "confirmation":
+        if not isinstance(response, dict) or not isinstance(response.get("confirmed"), bool):
+            return (
+                'a confirmation is answered with {"confirmed": true or false, "payload": ...}; '
+                f"got {response!r}"
+            )
+        return _other_call(interrupt, response)
+    if interrupt.kind == "in_doubt":
+        if not isinstance(response, dict) or (
+            response.get("rerun") is not True and "result" not in response
+        ):
+            return (
+                'an in-doubt tool call is answered with {"rerun": true} to run it again or '
+                f'{{"result": ...}} to record what it returned; got {response!r}'
+            )
+        return _other_call(interrupt, response)
+    if interrupt.kind == "credential" and not isinstance(response, dict):
+        return (
+            f"a credential request is answered with its auth config (an object); got {response!r}"
+        )
+    return None
+
+
+def _other_call(interrupt: Interrupt, response: dict[str, Any]) -> str | None:
+    """An answer that names the call it approves must name exactly the pending one."""
+    named = response.get("originalFunctionCall", response.get("functionCall"))
+    if named is None or interrupt.function_call is None:
+        return None
+    pending = interrupt.function_call
+    if not isinstance(named, dict):
+        return f"originalFunctionCall must be an object; got {named!r}"
+    checks = (("id", pending.id), ("name", pending.name), ("args", pending.args or {}))
+    for field, expected in checks:
+        if field in named and (named[field] or ({} if field == "args" else None)) != expected:
+            return (
+                f"it is for {field} {named[field]!r}, but the pending call is "
+                f"{pending.name}({pending.args or {}}) with id {pending.id!r}; an approval "
+                "holds only for the exact call it was asked for"
+            )
+    return None
