@@ -22,6 +22,8 @@ from cairn.errors import (
     CairnError,
     DuplicateEventError,
     EventTooLargeError,
+    InterruptNotPendingError,
+    InvalidAnswerError,
     InvalidCursorError,
     InvalidEventError,
     InvalidStateValueError,
@@ -33,7 +35,14 @@ from cairn.errors import (
     StaleSessionError,
     StoreUnavailableError,
 )
-from cairn.events import Event, EventActions, EventCompaction, NodeInfo, ToolConfirmation
+from cairn.events import (
+    Event,
+    EventActions,
+    EventCompaction,
+    Interrupt,
+    NodeInfo,
+    ToolConfirmation,
+)
 from cairn.models import BaseLlm, LlmRequest, LlmResponse
 from cairn.plugins import BasePlugin
 from cairn.runners import InMemoryRunner, Runner
@@ -78,6 +87,9 @@ __all__ = [
     "GetSessionConfig",
     "InMemoryRunner",
     "InMemorySessionService",
+    "Interrupt",
+    "InterruptNotPendingError",
+    "InvalidAnswerError",
     "InvalidCursorError",
     "InvalidEventError",
     "InvalidStateValueError",

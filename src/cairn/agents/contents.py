@@ -11,6 +11,7 @@ from google.genai import types
 
 from cairn.events.event import Event
 from cairn.events.event_actions import EventCompaction
+from cairn.events.interrupts import PROTOCOL_FUNCTIONS
 
 
 def _in_branch(event_branch: str | None, branch: str | None) -> bool:
@@ -18,6 +19,35 @@ def _in_branch(event_branch: str | None, branch: str | None) -> bool:
     if not event_branch or not branch:
         return not event_branch or event_branch == branch
     return branch == event_branch or branch.startswith(event_branch + ".")
+
+
+def _is_protocol(part: types.Part) -> bool:
+    call, response = part.function_call, part.function_response
+    return (call is not None and call.name in PROTOCOL_FUNCTIONS) or (
+        response is not None and response.name in PROTOCOL_FUNCTIONS
+    )
+
+
+def merge_responses(contents: list[types.Content]) -> list[types.Content]:
+    """Adjacent contents that hold only function responses, as one content.
+
+    The results of one model turn may be committed in several events (a call
+    answered on resume, the rest earlier); models expect them in one turn.
+    """
+    merged: list[types.Content] = []
+    for content in contents:
+        previous = merged[-1] if merged else None
+        if previous is not None and _only_responses(previous) and _only_responses(content):
+            merged[-1] = previous.model_copy(
+                update={"parts": [*(previous.parts or []), *(content.parts or [])]}
+            )
+        else:
+            merged.append(content)
+    return merged
+
+
+def _only_responses(content: types.Content) -> bool:
+    return bool(content.parts) and all(p.function_response is not None for p in content.parts or [])
 
 
 def _as_context(event: Event) -> types.Content:
@@ -57,6 +87,13 @@ def _pick(
     content = event.content
     if content is None or not content.parts or event.partial:
         return None
+    if any(_is_protocol(part) for part in content.parts):
+        # Interrupt calls (confirmation, credential, in doubt) and their answers are between
+        # the runtime and the user; the model sees the original call and its final result.
+        kept = [part for part in content.parts if not _is_protocol(part)]
+        if not kept:
+            return None
+        content = content.model_copy(update={"parts": kept})
     if invocation_id is not None and event.invocation_id != invocation_id:
         return None
     if event.branch is not None and not _in_branch(event.branch, branch):

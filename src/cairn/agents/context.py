@@ -96,6 +96,34 @@ class Context:
         return self._tool_confirmation
 
     @property
+    def idempotency_key(self) -> str | None:
+        """A key for this tool call's external effects: the same whenever the call runs.
+
+        ``<invocation_id>:<function_call_id>``. Pass it to the services a tool
+        calls (payments, tickets, email) so that a call re-run after a crash
+        (see ``idempotent=True``) does its effect at most once.
+        """
+        if self._function_call_id is None:
+            return None
+        return f"{self.invocation_id}:{self._function_call_id}"
+
+    def request_confirmation(self, *, hint: str | None = None, payload: Any = None) -> None:
+        """Pause this tool call until a human approves or rejects it.
+
+        The tool should return after calling this (its result is not used).
+        When the answer arrives the tool runs again with ``tool_confirmation``
+        set: ``confirmed`` and the ``payload`` the human sent back.
+        """
+        if self._function_call_id is None:
+            raise ValueError(
+                "request_confirmation() pauses a tool call, so it works only in a tool's "
+                "context (this context serves no function call)"
+            )
+        self.actions.requested_tool_confirmations[self._function_call_id] = ToolConfirmation(
+            hint=hint or "", payload=payload
+        )
+
+    @property
     def end_invocation(self) -> bool:
         return self._invocation_context.end_invocation
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import inspect
@@ -17,11 +16,12 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
-from cairn.agents.contents import ContentsCache
+from cairn.agents.contents import ContentsCache, merge_responses
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.run_config import StreamingMode
+from cairn.agents.tool_calls import resume_point, run_calls, settle
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.events.llm_response_fields import LlmResponseFields
@@ -30,7 +30,7 @@ from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
 from cairn.tools.base_tool import BaseTool, BaseToolset
-from cairn.tools.function_tool import FunctionTool, to_json_result
+from cairn.tools.function_tool import FunctionTool
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-async def _first_answer(callbacks: Any, **kwargs: Any) -> Any:
+async def first_answer(callbacks: Any, **kwargs: Any) -> Any:
     """Call each callback in order; the first non-None result short-circuits."""
     if callbacks is None:
         return None
@@ -127,7 +127,7 @@ class LlmAgent(BaseAgent):
             "model='gemini-2.5-flash' (or another model string, or a BaseLlm) to LlmAgent"
         )
 
-    def _transfer_targets(self) -> list[BaseAgent]:
+    def transfer_targets(self) -> list[BaseAgent]:
         """Chat agents this one may hand the conversation to (a task or single_turn agent
         hands back its result instead, and is called by its parent like a tool)."""
         if self.mode in _DELEGATED:
@@ -162,7 +162,7 @@ class LlmAgent(BaseAgent):
                     f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
                     "functions, BaseTool or BaseToolset instances"
                 )
-        if self._transfer_targets():
+        if self.transfer_targets():
             tools.append(self._function_tool(transfer_to_agent))
         tools.extend(_DelegateTool(agent) for agent in self._delegates().values())
         if self.mode == "task":
@@ -192,7 +192,7 @@ class LlmAgent(BaseAgent):
         if isinstance(root, LlmAgent) and root.global_instruction:
             instructions.append(await root._instruction_text(root.global_instruction, readonly))
         instructions.append(await self._instruction_text(self.instruction, readonly))
-        targets = self._transfer_targets()
+        targets = self.transfer_targets()
         if targets:
             listing = "\n".join(
                 f"- {t.name}: {t.description or '(no description)'}" for t in targets
@@ -208,27 +208,41 @@ class LlmAgent(BaseAgent):
             request.config.response_mime_type = "application/json"
             request.config.response_json_schema = self.output_schema.model_json_schema()
         session = ctx.session
-        request.contents = self._contents.contents(
-            (session.app_name, session.user_id, session.id),
-            session.events,
-            agent_name=self.name,
-            branch=ctx.branch,
-            # A single_turn agent sees only its invocation (in which it got its request).
-            invocation_id=ctx.invocation_id
-            if self.include_contents == "none" or self.mode == "single_turn"
-            else None,
+        request.contents = merge_responses(
+            self._contents.contents(
+                (session.app_name, session.user_id, session.id),
+                session.events,
+                agent_name=self.name,
+                branch=ctx.branch,
+                # A single_turn agent sees only its invocation (in which it got its request).
+                invocation_id=ctx.invocation_id
+                if self.include_contents == "none" or self.mode == "single_turn"
+                else None,
+            )
         )
         return request
 
     # -- the loop -----------------------------------------------------------------------------
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        # A resumed invocation: go on from where this agent's events say it stopped.
+        point = resume_point(ctx, self.name, set(self._delegates()))
+        if point.finished:
+            return  # it answered already in this invocation: nothing runs twice
+        if point.turn is not None:
+            tools = await self._resolved_tools(Context(ctx))
+            settled = await settle(self, ctx, point.turn, tools)
+            for event in settled.events:
+                yield event
+            if settled.pending:
+                return  # still waiting for other answers
         while True:
             final: Event | None = None
-            async with contextlib.aclosing(self._step(ctx)) as step:
+            turn = _Turn()
+            async with contextlib.aclosing(self._step(ctx, turn)) as step:
                 async for event in step:
                     yield event
                     final = event
-            if final is None or ctx.end_invocation:
+            if final is None or ctx.end_invocation or turn.pending:
                 return
             actions = final.actions
             if actions.transfer_to_agent:
@@ -248,8 +262,11 @@ class LlmAgent(BaseAgent):
             if final.is_final_response() or final.partial:
                 return
 
-    async def _step(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        """One model call and, if it asked for any, the function calls it made."""
+    async def _step(self, ctx: InvocationContext, turn: _Turn) -> AsyncGenerator[Event, None]:
+        """One model call and, if it asked for any, the function calls it made.
+
+        ``turn.pending`` is set if some call has no result yet (the invocation pauses).
+        """
         limit = ctx.run_config.max_llm_calls
         if ctx.flags.llm_calls >= limit:
             yield Event(
@@ -266,7 +283,7 @@ class LlmAgent(BaseAgent):
         tools = await self._resolved_tools(tool_context)
         request = await self._build_request(ctx, tools)
         callback_context = Context(ctx)
-        response = await _first_answer(
+        response = await first_answer(
             self.before_model_callback, callback_context=callback_context, llm_request=request
         )
         responses: list[LlmResponse] = []
@@ -288,7 +305,7 @@ class LlmAgent(BaseAgent):
                     if responses:
                         telemetry.record_response(span, responses[-1])
             except Exception as error:
-                handled = await _first_answer(
+                handled = await first_answer(
                     self.on_model_error_callback,
                     callback_context=callback_context,
                     llm_request=request,
@@ -305,7 +322,7 @@ class LlmAgent(BaseAgent):
                     return
                 responses = [handled]
         for model_response in responses:
-            replaced = await _first_answer(
+            replaced = await first_answer(
                 self.after_model_callback,
                 callback_context=callback_context,
                 llm_response=model_response,
@@ -327,8 +344,9 @@ class LlmAgent(BaseAgent):
                 delegates = self._delegates()
                 ordinary = [call for call in calls if call.name not in delegates]
                 if ordinary:
-                    response_event = await self._run_calls(ctx, ordinary, tools)
-                    if response_event is not None:
+                    ran = await run_calls(self, ctx, ordinary, tools)
+                    turn.pending = turn.pending or bool(ran.pending)
+                    for response_event in ran.events:
                         yield response_event
                 for call in calls:
                     if call.name in delegates:
@@ -451,86 +469,15 @@ class LlmAgent(BaseAgent):
         if self.output_key:
             event.actions.state_delta[self.output_key] = value
 
-    async def _run_calls(
-        self, ctx: InvocationContext, calls: list[types.FunctionCall], tools: list[BaseTool]
-    ) -> Event | None:
-        """Run the calls concurrently; one event carries all their results and actions."""
-        by_name = {tool.name: tool for tool in tools}
-        contexts = [Context(ctx, function_call_id=call.id) for call in calls]
-        results = await asyncio.gather(
-            *(
-                self._run_one(by_name.get(call.name or ""), call, context)
-                for call, context in zip(calls, contexts, strict=True)
-            )
-        )
-        parts = [
-            types.Part(
-                function_response=types.FunctionResponse(
-                    id=call.id, name=call.name, response=to_json_result(result)
-                )
-            )
-            for call, result in zip(calls, results, strict=True)
-            if result is not _PENDING
-        ]
-        actions = EventActions()
-        for context in contexts:
-            _merge_actions(actions, context.actions)
-        if not parts and not actions.state_delta:
-            return None
-        return Event(
-            invocation_id=ctx.invocation_id,
-            author=self.name,
-            branch=ctx.branch,
-            content=types.Content(role="user", parts=parts) if parts else None,
-            actions=actions,
-        )
-
-    async def _run_one(
-        self, tool: BaseTool | None, call: types.FunctionCall, context: Context
-    ) -> Any:
-        args = dict(call.args or {})
-        if tool is not None and tool.name == TRANSFER_TOOL:
-            names = [agent.name for agent in self._transfer_targets()]
-            if args.get("agent_name") not in names:
-                return {
-                    "error": f"cannot transfer to {args.get('agent_name')!r}; agent "
-                    f"{self.name!r} can transfer to: {', '.join(names)}"
-                }
-        if tool is None:
-            return {
-                "error": f"there is no tool named {call.name!r}; available tools: "
-                f"{', '.join(sorted(t for t in self._tool_names(context)))}"
-            }
-        answer = await _first_answer(
-            self.before_tool_callback, tool=tool, args=args, tool_context=context
-        )
-        if answer is not None:
-            return answer
-        try:
-            with telemetry.tool_span(context.invocation_context, tool.name, call.id):
-                result = await tool.run_async(args=args, tool_context=context)
-        except Exception as error:
-            handled = await _first_answer(
-                self.on_tool_error_callback, tool=tool, args=args, tool_context=context, error=error
-            )
-            if handled is not None:
-                return handled
-            logger.exception("tool %r of agent %r failed", tool.name, self.name)
-            return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
-        if result is None and tool.is_long_running:
-            return _PENDING
-        replaced = await _first_answer(
-            self.after_tool_callback,
-            tool=tool,
-            args=args,
-            tool_context=context,
-            tool_response=result,
-        )
-        return result if replaced is None else replaced
-
-    def _tool_names(self, context: Context) -> list[str]:
+    def tool_names(self) -> list[str]:
+        """Names of the tools this agent offers its model (for error messages)."""
         names = [getattr(t, "name", getattr(t, "__name__", "")) for t in self.tools]
-        return [n for n in names if n] + ([TRANSFER_TOOL] if self._transfer_targets() else [])
+        return [n for n in names if n] + ([TRANSFER_TOOL] if self.transfer_targets() else [])
+
+
+@dataclasses.dataclass
+class _Turn:
+    pending: bool = False
 
 
 _DELEGATED = ("task", "single_turn")
@@ -596,27 +543,6 @@ def _delegation_result(agent: LlmAgent, events: list[Event]) -> Any:
                     return text
             return text
     return None
-
-
-_PENDING = object()
-"""A long-running call with no result yet: no function response is sent."""
-
-
-def _merge_actions(into: EventActions, other: EventActions) -> None:
-    into.state_delta.update(other.state_delta)
-    into.artifact_delta.update(other.artifact_delta)
-    into.requested_auth_configs.update(other.requested_auth_configs)
-    into.requested_tool_confirmations.update(other.requested_tool_confirmations)
-    for name in (
-        "transfer_to_agent",
-        "escalate",
-        "skip_summarization",
-        "transfer_reason",
-        "end_of_agent",
-    ):
-        value = getattr(other, name)
-        if value:
-            setattr(into, name, value)
 
 
 Agent = LlmAgent

@@ -26,6 +26,23 @@ class Answers:
     invocation_id: str
     interrupts: list[Interrupt]
 
+    def named(self, message: types.Content) -> types.Content:
+        """``message`` with each response named after the call it answers (ids decide)."""
+        names = {interrupt.id: interrupt.name for interrupt in self.interrupts}
+        parts = [
+            part.model_copy(
+                update={
+                    "function_response": part.function_response.model_copy(
+                        update={"name": names[part.function_response.id or ""]}
+                    )
+                }
+            )
+            if part.function_response is not None
+            else part
+            for part in message.parts or []
+        ]
+        return message.model_copy(update={"parts": parts})
+
     @property
     def branch(self) -> str | None:
         """The branch the answered calls were made on, if they share one."""

@@ -21,6 +21,7 @@ from cairn.apps.app import App
 from cairn.errors import InvocationNotFoundError, SessionNotFoundError
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
+from cairn.events.interrupts import Interrupt, pending_interrupts
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
 from cairn.runners._answers import check_answers, responses_in
@@ -225,6 +226,8 @@ class Runner:
                         "drop invocation_id (the answers name their invocation) or fix it"
                     )
                 invocation_id, continuing = answers.invocation_id, True
+                if new_message is not None:
+                    new_message = answers.named(new_message)
             if continuing and not any(
                 e.invocation_id == invocation_id for e in reversed(session.events)
             ):
@@ -262,6 +265,21 @@ class Runner:
                 async for event in driven:
                     yield event
             await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
+
+    async def list_pending_interrupts(self, *, user_id: str, session_id: str) -> list[Interrupt]:
+        """The session's interrupts that wait for an answer, oldest first.
+
+        Each names its kind (``input``, ``confirmation``, ``credential``,
+        ``in_doubt``, ``long_running``), the id and function name to answer
+        with, the invocation it belongs to, and what it asks (message or hint,
+        payload, response schema, the call it is about).
+        """
+        session = await self._history.load(self.session_service, self.app_name, user_id, session_id)
+        if session is None:
+            raise SessionNotFoundError(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+        return pending_interrupts(session.events)
 
     def _agent_to_run(self, session: Session) -> tuple[BaseAgent, str | None]:
         """The root agent; for a root LlmAgent (chat mode), the agent that holds the chat."""

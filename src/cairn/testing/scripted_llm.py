@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from google.genai import types
@@ -68,22 +68,30 @@ class ScriptedLlm(BaseLlm):
     Items: a str (a text reply), a ``Call`` or a list of them (function calls),
     a ``Stream`` (partial chunks, then the whole reply), an ``LlmResponse`` or
     ``Content`` (as is), or an ``Exception`` (raised, as a failing provider would).
+
+    ``respond=lambda request: item`` computes each reply from the request
+    instead (after the script, if both are given): a model whose behaviour
+    depends only on what it is shown, so it acts the same in any process.
     """
 
     model: str = "scripted"
     script: list[Any] = Field(default_factory=list)
+    respond: Callable[[LlmRequest], Any] | None = None
     requests: list[LlmRequest] = Field(default_factory=list)
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         self.requests.append(llm_request)
-        if len(self.requests) > len(self.script):
+        if len(self.requests) > len(self.script) and self.respond is not None:
+            item = self.respond(llm_request)
+        elif len(self.requests) > len(self.script):
             raise AssertionError(
                 f"ScriptedLlm ran out of replies: call {len(self.requests)} but the script has "
                 f"{len(self.script)}. The last request's contents: {llm_request.contents[-1:]}"
             )
-        item = self.script[len(self.requests) - 1]
+        else:
+            item = self.script[len(self.requests) - 1]
         if isinstance(item, Exception):
             raise item
         if isinstance(item, Stream):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from typing import Any
 
 from google.genai import types
@@ -21,11 +22,27 @@ class BaseTool(abc.ABC):
     description: str
     is_long_running: bool = False
     """The call may finish later, outside this invocation (it then pauses)."""
+    require_confirmation: bool | Callable[..., Any] = False
+    """Ask a human before each call: True, or ``(args, tool_context) -> bool`` (may be async)."""
+    idempotent: bool = False
+    """Running a call twice has the effect of running it once. A call whose process died
+    before its result was recorded is then simply run again on resume; otherwise the
+    invocation pauses and asks the caller what to do (the call is "in doubt")."""
 
-    def __init__(self, *, name: str, description: str, is_long_running: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        is_long_running: bool = False,
+        require_confirmation: bool | Callable[..., Any] = False,
+        idempotent: bool = False,
+    ) -> None:
         self.name = name
         self.description = description
         self.is_long_running = is_long_running
+        self.require_confirmation = require_confirmation
+        self.idempotent = idempotent
 
     def declaration(self) -> types.FunctionDeclaration | None:
         """How the tool is described to the model (None: the model does not see it)."""

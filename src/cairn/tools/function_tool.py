@@ -67,6 +67,10 @@ class FunctionTool(BaseTool):
     parameter annotated ``ToolContext`` (or named ``tool_context``) receives
     the call's context. Arguments the model gets wrong come back to it as an
     error result naming the problem, so it can try again.
+
+    ``require_confirmation=True`` (or a predicate ``(args, tool_context) -> bool``)
+    pauses each call until a human approves it; ``idempotent=True`` lets a
+    call whose result was lost in a crash run again on resume.
     """
 
     def __init__(
@@ -76,12 +80,16 @@ class FunctionTool(BaseTool):
         name: str | None = None,
         description: str | None = None,
         is_long_running: bool = False,
+        require_confirmation: bool | Callable[..., Any] = False,
+        idempotent: bool = False,
     ) -> None:
         summary, argument_docs = _parse_docstring(func.__doc__)
         super().__init__(
             name=name or str(getattr(func, "__name__", "tool")),
             description=description if description is not None else summary,
             is_long_running=is_long_running,
+            require_confirmation=require_confirmation,
+            idempotent=idempotent,
         )
         self.func = func
         self._context_parameter: str | None = None

@@ -1,0 +1,399 @@
+"""An LLM agent's function calls: running them, pausing them, and finishing them on resume.
+
+A model turn's calls run concurrently; one event carries the results of those
+that finished. A call that cannot finish now leaves no result and pauses the
+invocation: a long-running tool, a tool that needs a human's confirmation
+(``require_confirmation`` or ``tool_context.request_confirmation()``), or, on
+resume, a call whose process died before its result was recorded (in doubt).
+Each pause is one interrupt call (see ``cairn.events.interrupts``).
+
+When an invocation resumes, ``open_turn`` reads this agent's last turn from
+that invocation's events only, and ``settle`` finishes what the answers allow:
+an approved call runs (bound to the exact call that was approved, once), a
+rejected one returns a rejection to the model, an in-doubt call runs again only
+if its tool is idempotent or the caller said so. Nothing that has a result runs again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+import cairn.telemetry as telemetry
+from cairn.agents.context import Context
+from cairn.agents.invocation_context import InvocationContext
+from cairn.events.event import Event
+from cairn.events.event_actions import EventActions, ToolConfirmation
+from cairn.events.interrupts import (
+    PROTOCOL_FUNCTIONS,
+    REQUEST_CONFIRMATION_FUNCTION,
+    RESOLVE_IN_DOUBT_FUNCTION,
+    Interrupt,
+    describe,
+    interrupt_calls,
+)
+from cairn.tools.base_tool import BaseTool
+from cairn.tools.function_tool import to_json_result
+
+if TYPE_CHECKING:
+    from cairn.agents.llm_agent import LlmAgent
+
+logger = logging.getLogger(__name__)
+
+_PENDING = object()
+"""A call with no result yet: no function response is sent for it."""
+
+
+@dataclasses.dataclass
+class TurnResult:
+    """What running (or settling) a turn's calls produced."""
+
+    events: list[Event]
+    """A function-response event and/or an interrupt event, in that order."""
+    pending: set[str]
+    """Ids of the turn's calls still without a result (the invocation pauses)."""
+
+
+async def run_calls(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    calls: Sequence[types.FunctionCall],
+    tools: list[BaseTool],
+    *,
+    confirmations: dict[str, ToolConfirmation] | None = None,
+    given: dict[str, Any] | None = None,
+) -> TurnResult:
+    """Run ``calls`` concurrently (``given`` results are used instead of running).
+
+    ``confirmations`` carries a human's answer for calls that asked for one.
+    """
+    confirmations = confirmations or {}
+    given = given or {}
+    by_name = {tool.name: tool for tool in tools}
+    to_run = [call for call in calls if call.id not in given]
+    contexts = [
+        Context(ctx, function_call_id=call.id, tool_confirmation=confirmations.get(call.id or ""))
+        for call in to_run
+    ]
+    outcomes = await asyncio.gather(
+        *(
+            _run_one(agent, by_name.get(call.name or ""), call, context)
+            for call, context in zip(to_run, contexts, strict=True)
+        )
+    )
+    results = dict(given)
+    for call, outcome in zip(to_run, outcomes, strict=True):
+        results[call.id or ""] = outcome
+    actions = EventActions()
+    for context in contexts:
+        _merge_actions(actions, context.actions)
+    parts = [
+        types.Part(
+            function_response=types.FunctionResponse(
+                id=call.id, name=call.name, response=to_json_result(results[call.id or ""])
+            )
+        )
+        for call in calls
+        if results.get(call.id or "", _PENDING) is not _PENDING
+    ]
+    pending = {call.id or "" for call in calls} - {
+        p.function_response.id or "" for p in parts if p.function_response
+    }
+    asked_for = dict(actions.requested_tool_confirmations)
+    actions.requested_tool_confirmations = {}
+    events: list[Event] = []
+    if parts or actions.state_delta:
+        events.append(
+            Event(
+                invocation_id=ctx.invocation_id,
+                author=agent.name,
+                branch=ctx.branch,
+                content=types.Content(role="user", parts=parts) if parts else None,
+                actions=actions,
+            )
+        )
+    if asked_for:
+        by_id = {call.id: call for call in calls}
+        request = _interrupt_event(
+            agent,
+            ctx,
+            REQUEST_CONFIRMATION_FUNCTION,
+            [
+                (by_id[call_id], {"toolConfirmation": _dump(confirmation)})
+                for call_id, confirmation in asked_for.items()
+                if call_id in by_id
+            ],
+        )
+        request.actions.requested_tool_confirmations = asked_for
+        events.append(request)
+    return TurnResult(events, pending)
+
+
+async def _needs_confirmation(tool: BaseTool, args: dict[str, Any], context: Context) -> bool:
+    rule = tool.require_confirmation
+    if callable(rule):
+        answer = rule(args, context)
+        if asyncio.iscoroutine(answer):
+            answer = await answer
+        return bool(answer)
+    return bool(rule)
+
+
+async def _run_one(
+    agent: LlmAgent, tool: BaseTool | None, call: types.FunctionCall, context: Context
+) -> Any:
+    from cairn.agents.llm_agent import TRANSFER_TOOL, first_answer
+
+    args = dict(call.args or {})
+    if tool is not None and tool.name == TRANSFER_TOOL:
+        names = [a.name for a in agent.transfer_targets()]
+        if args.get("agent_name") not in names:
+            return {
+                "error": f"cannot transfer to {args.get('agent_name')!r}; agent "
+                f"{agent.name!r} can transfer to: {', '.join(names)}"
+            }
+    if tool is None:
+        return {
+            "error": f"there is no tool named {call.name!r}; available tools: "
+            f"{', '.join(sorted(agent.tool_names()))}"
+        }
+    confirmation = context.tool_confirmation
+    if confirmation is None and await _needs_confirmation(tool, args, context):
+        context.request_confirmation(
+            hint=f"Approve or reject the call {tool.name}({_render(args)}).",
+        )
+        return _PENDING
+    if confirmation is not None and not confirmation.confirmed:
+        return {"error": f"the user rejected this call of {tool.name!r}; it did not run"}
+    answer = await first_answer(
+        agent.before_tool_callback, tool=tool, args=args, tool_context=context
+    )
+    if answer is not None:
+        return answer
+    try:
+        with telemetry.tool_span(context.invocation_context, tool.name, call.id):
+            result = await tool.run_async(args=args, tool_context=context)
+    except Exception as error:
+        handled = await first_answer(
+            agent.on_tool_error_callback, tool=tool, args=args, tool_context=context, error=error
+        )
+        if handled is not None:
+            return handled
+        logger.exception("tool %r of agent %r failed", tool.name, agent.name)
+        return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
+    if call.id in context.actions.requested_tool_confirmations:
+        return _PENDING  # the tool asked for a confirmation itself
+    if result is None and tool.is_long_running:
+        return _PENDING
+    replaced = await first_answer(
+        agent.after_tool_callback,
+        tool=tool,
+        args=args,
+        tool_context=context,
+        tool_response=result,
+    )
+    return result if replaced is None else replaced
+
+
+# -- resuming ------------------------------------------------------------------------------
+@dataclasses.dataclass
+class OpenTurn:
+    """This agent's last model turn in the invocation, as the log records it."""
+
+    calls: list[types.FunctionCall]
+    """The turn's calls (delegations to sub-agents excluded) with no result yet."""
+    answers: dict[str, Any]
+    """Function responses given after the turn, by call id (interrupt answers included)."""
+    interrupts: dict[str, Interrupt]
+    """The latest interrupt about each call (confirmation, in doubt), by the call's id."""
+
+
+@dataclasses.dataclass
+class ResumePoint:
+    finished: bool = False
+    """The agent already gave its final answer in this invocation."""
+    turn: OpenTurn | None = None
+
+
+def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -> ResumePoint:
+    """Where this agent stands in the invocation, from that invocation's events only.
+
+    Walks back from the newest event to this agent's last model turn (or to the
+    message that started the invocation).
+    """
+    answers: dict[str, Any] = {}
+    interrupts: dict[str, Interrupt] = {}
+    for event in reversed(ctx.session.events):
+        if event.invocation_id != ctx.invocation_id:
+            continue
+        if event.branch != ctx.branch:
+            if _started_invocation(event):
+                break
+            continue
+        for response in event.get_function_responses():
+            if response.id and response.id not in answers:
+                answers[response.id] = response.response
+        if event.author != agent_name:
+            if _started_invocation(event):
+                break
+            continue
+        calls = event.get_function_calls()
+        protocol = [call for call in calls if call.name in PROTOCOL_FUNCTIONS]
+        if protocol:
+            for call in interrupt_calls(event):
+                interrupt = describe(event, call)
+                about = interrupt.function_call
+                if about is not None and about.id and about.id not in interrupts:
+                    interrupts[about.id] = interrupt
+            continue
+        if calls:
+            open_calls = [
+                call for call in calls if call.id not in answers and call.name not in delegates
+            ]
+            if not open_calls:
+                return ResumePoint()
+            return ResumePoint(turn=OpenTurn(open_calls, answers, interrupts))
+        if event.content is not None and event.is_final_response() and not event.partial:
+            return ResumePoint(finished=True)
+    return ResumePoint()
+
+
+def _started_invocation(event: Event) -> bool:
+    return (
+        event.author == "user" and event.content is not None and not event.get_function_responses()
+    )
+
+
+async def settle(
+    agent: LlmAgent, ctx: InvocationContext, turn: OpenTurn, tools: list[BaseTool]
+) -> TurnResult:
+    """Finish what the answers allow of a resumed turn; ask about calls found in doubt."""
+    by_name = {tool.name: tool for tool in tools}
+    confirmations: dict[str, ToolConfirmation] = {}
+    given: dict[str, Any] = {}
+    runnable: list[types.FunctionCall] = []
+    in_doubt: list[types.FunctionCall] = []
+    waiting: set[str] = set()
+    for call in turn.calls:
+        call_id = call.id or ""
+        tool = by_name.get(call.name or "")
+        interrupt = turn.interrupts.get(call_id)
+        if interrupt is not None:
+            if interrupt.id not in turn.answers:
+                waiting.add(call_id)
+                continue
+            answer = turn.answers[interrupt.id] or {}
+            if interrupt.kind == "confirmation":
+                hint = interrupt.message or ""
+                confirmations[call_id] = ToolConfirmation(
+                    hint=hint,
+                    confirmed=bool(answer.get("confirmed")),
+                    payload=answer.get("payload"),
+                )
+                runnable.append(call)
+            elif interrupt.kind == "in_doubt":
+                if answer.get("rerun") is True:
+                    runnable.append(call)
+                else:
+                    given[call_id] = answer.get("result")
+            else:
+                runnable.append(call)
+        elif tool is not None and tool.is_long_running:
+            waiting.add(call_id)  # its own answer has not come yet
+        elif tool is not None and tool.idempotent:
+            runnable.append(call)  # in doubt, but safe to run again
+        else:
+            in_doubt.append(call)
+    result = TurnResult([], set())
+    if runnable or given:
+        result = await run_calls(
+            agent,
+            ctx,
+            runnable + [c for c in turn.calls if c.id in given],
+            tools,
+            confirmations=confirmations,
+            given=given,
+        )
+    if in_doubt:
+        result.events.append(
+            _interrupt_event(
+                agent,
+                ctx,
+                RESOLVE_IN_DOUBT_FUNCTION,
+                [
+                    (
+                        call,
+                        {
+                            "message": f"The call {call.name}({_render(call.args or {})}) "
+                            "started but its result was never recorded (the process running "
+                            "it stopped). It may or may not have taken effect. Answer "
+                            '{"rerun": true} to run it again, or {"result": ...} with what '
+                            "it returned.",
+                        },
+                    )
+                    for call in in_doubt
+                ],
+            )
+        )
+    result.pending |= waiting | {call.id or "" for call in in_doubt}
+    return result
+
+
+# -- helpers --------------------------------------------------------------------------------
+def _interrupt_event(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    function: str,
+    about: list[tuple[types.FunctionCall, dict[str, Any]]],
+) -> Event:
+    """One event with an interrupt call per (call, extra args); each id is long-running."""
+    parts = []
+    for call, extra in about:
+        original = {"id": call.id, "name": call.name, "args": dict(call.args or {})}
+        parts.append(
+            types.Part(
+                function_call=types.FunctionCall(
+                    id=f"{function.rsplit('_', 1)[-1]}-{uuid.uuid4()}",
+                    name=function,
+                    args={"originalFunctionCall": original, **extra},
+                )
+            )
+        )
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="model", parts=parts),
+        long_running_tool_ids={p.function_call.id for p in parts if p.function_call},
+    )
+
+
+def _dump(confirmation: ToolConfirmation) -> dict[str, Any]:
+    return confirmation.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def _render(args: dict[str, Any]) -> str:
+    return ", ".join(f"{name}={value!r}" for name, value in args.items())
+
+
+def _merge_actions(into: EventActions, other: EventActions) -> None:
+    into.state_delta.update(other.state_delta)
+    into.artifact_delta.update(other.artifact_delta)
+    into.requested_auth_configs.update(other.requested_auth_configs)
+    into.requested_tool_confirmations.update(other.requested_tool_confirmations)
+    for name in (
+        "transfer_to_agent",
+        "escalate",
+        "skip_summarization",
+        "transfer_reason",
+        "end_of_agent",
+    ):
+        value = getattr(other, name)
+        if value:
+            setattr(into, name, value)

@@ -1,0 +1,210 @@
+"""Agents that pause, for the human-in-the-loop tests: built the same in any process.
+
+Each tool body appends its name to the file named by ``CAIRN_HITL_RUNS`` (one
+line per run), so a test counts runs across processes. The models reply from
+what they are shown (``ScriptedLlm(respond=...)``), so a fresh process acts
+exactly like the one that paused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+from google.genai import types
+
+from cairn import Agent, FunctionTool, LongRunningFunctionTool, ToolContext
+from cairn.agents.base_agent import BaseAgent
+from cairn.models.llm_request import LlmRequest
+from cairn.testing import Call, ScriptedLlm
+from cairn.workflow import START, RequestInput, Workflow
+
+APP = "hitl"
+
+
+def ran(name: str) -> None:
+    path = os.environ.get("CAIRN_HITL_RUNS")
+    if path:
+        with Path(path).open("a") as file:
+            file.write(name + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+
+
+def runs(path: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            counts[line] = counts.get(line, 0) + 1
+    return counts
+
+
+def _responses(request: LlmRequest) -> list[types.FunctionResponse]:
+    last = request.contents[-1] if request.contents else None
+    if last is None or not last.parts:
+        return []
+    return [p.function_response for p in last.parts if p.function_response is not None]
+
+
+def caller(*calls: Call) -> ScriptedLlm:
+    """A model that makes ``calls`` when asked, and reports the results it is shown."""
+
+    def respond(request: LlmRequest) -> Any:
+        responses = _responses(request)
+        if not responses:
+            return list(calls)
+        report = {r.name: r.response for r in sorted(responses, key=lambda r: r.id or "")}
+        return "results: " + json.dumps(report, sort_keys=True)
+
+    return ScriptedLlm(respond=respond)
+
+
+# -- tools ---------------------------------------------------------------------------------
+def refund(amount: int, tool_context: ToolContext) -> dict[str, Any]:
+    """Refund an amount to the customer."""
+    ran("refund")
+    return {"refunded": amount, "key": tool_context.idempotency_key}
+
+
+def transfer(amount: int, tool_context: ToolContext) -> dict[str, Any]:
+    """Move money; asks a human itself, with the amount as payload it may change."""
+    confirmation = tool_context.tool_confirmation
+    if confirmation is None:
+        tool_context.request_confirmation(hint=f"Transfer {amount}?", payload={"amount": amount})
+        return {"status": "waiting for approval"}
+    ran("transfer")
+    approved = (confirmation.payload or {}).get("amount", amount)
+    return {"transferred": approved}
+
+
+def ask_manager(question: str) -> None:
+    """Ask a manager; the answer comes later."""
+    ran("ask_manager")
+    return None
+
+
+def ask_finance(question: str) -> None:
+    """Ask finance; the answer comes later."""
+    ran("ask_finance")
+    return None
+
+
+def charge(amount: int, tool_context: ToolContext) -> dict[str, Any]:
+    """Charge the card (dies the first time when CAIRN_HITL_DIE is set: a crash mid-call)."""
+    ran("charge")
+    if os.environ.get("CAIRN_HITL_DIE") == "charge":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"charged": amount, "key": tool_context.idempotency_key}
+
+
+def lookup(order: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Look an order up (idempotent; dies the first time when CAIRN_HITL_DIE=lookup)."""
+    ran("lookup")
+    if os.environ.get("CAIRN_HITL_DIE") == "lookup":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"order": order, "status": "shipped"}
+
+
+# -- apps ----------------------------------------------------------------------------------
+def _confirm() -> BaseAgent:
+    return Agent(
+        name="clerk",
+        model=caller(Call("refund", id="call-refund", amount=50)),
+        tools=[FunctionTool(refund, require_confirmation=True)],
+    )
+
+
+def _confirm_inside() -> BaseAgent:
+    return Agent(
+        name="clerk",
+        model=caller(Call("transfer", id="call-transfer", amount=100)),
+        tools=[transfer],
+    )
+
+
+def _confirm_when() -> BaseAgent:
+    def large(args: dict[str, Any], tool_context: ToolContext) -> bool:
+        return bool(args["amount"] > 10)
+
+    return Agent(
+        name="clerk",
+        model=caller(
+            Call("refund", id="call-small", amount=5), Call("refund", id="call-large", amount=500)
+        ),
+        tools=[FunctionTool(refund, require_confirmation=large)],
+    )
+
+
+def _long_running() -> BaseAgent:
+    return Agent(
+        name="clerk",
+        model=caller(Call("ask_manager", id="call-manager", question="refund 50?")),
+        tools=[LongRunningFunctionTool(ask_manager)],
+    )
+
+
+def _two_pending() -> BaseAgent:
+    return Agent(
+        name="clerk",
+        model=caller(
+            Call("ask_manager", id="call-manager", question="ok?"),
+            Call("ask_finance", id="call-finance", question="budget?"),
+        ),
+        tools=[LongRunningFunctionTool(ask_manager), LongRunningFunctionTool(ask_finance)],
+    )
+
+
+def _input() -> BaseAgent:
+    def draft(node_input: str) -> str:
+        ran("draft")
+        return f"draft of {node_input}"
+
+    def review(node_input: str):  # type: ignore[no-untyped-def]
+        ran("review")
+        yield RequestInput(
+            interrupt_id="review-1",
+            message="Approve the draft?",
+            payload=node_input,
+            response_schema={"type": "string", "enum": ["yes", "no"]},
+        )
+
+    def send(node_input: str) -> str:
+        ran("send")
+        return f"sent ({node_input})"
+
+    return Workflow(name="mail", edges=[(START, draft, review, send)])
+
+
+def _in_doubt() -> BaseAgent:
+    return Agent(
+        name="clerk",
+        model=caller(Call("charge", id="call-charge", amount=30)),
+        tools=[charge],
+    )
+
+
+def _idempotent() -> BaseAgent:
+    return Agent(
+        name="clerk",
+        model=caller(Call("lookup", id="call-lookup", order="A-1")),
+        tools=[FunctionTool(lookup, idempotent=True)],
+    )
+
+
+SCENARIOS = {
+    "confirm": _confirm,
+    "confirm_inside": _confirm_inside,
+    "confirm_when": _confirm_when,
+    "long_running": _long_running,
+    "two_pending": _two_pending,
+    "input": _input,
+    "in_doubt": _in_doubt,
+    "idempotent": _idempotent,
+}
+
+
+def build(scenario: str) -> BaseAgent:
+    return SCENARIOS[scenario]()

@@ -1,0 +1,129 @@
+"""Every interrupt kind pauses, lists as pending, and resumes: on each store, in the same
+process and in a new one; answered work never runs twice."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from tests.hitl.driver import Driver
+from tests.hitl.scenarios import runs
+from tests.support.databases import postgres_database
+
+PLACES = [
+    ("memory", "same"),
+    ("sqlite", "same"),
+    ("sqlite", "new"),
+    ("postgres", "same"),
+    ("postgres", "new"),
+]
+
+
+@pytest.fixture(params=PLACES, ids=[f"{store}-{where}" for store, where in PLACES])
+async def place(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[tuple[str, str]]:
+    store, where = request.param
+    if store == "memory":
+        yield "memory://", where
+    elif store == "sqlite":
+        yield str(tmp_path / "sessions.db"), where
+    else:
+        async with postgres_database() as url:  # type: ignore[attr-defined]
+            yield url, where
+
+
+@pytest.fixture
+async def drive(place: tuple[str, str], tmp_path: Path) -> AsyncIterator[object]:
+    drivers: list[Driver] = []
+
+    def make(scenario: str) -> Driver:
+        driver = Driver(place[0], scenario, place[1], tmp_path / "runs.txt")
+        drivers.append(driver)
+        return driver
+
+    yield make
+    for driver in drivers:
+        await driver.close()
+
+
+async def test_tool_confirmation_approved(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("confirm")
+    paused = await driver.step({"say": "refund my order"})
+    [interrupt] = paused.pending
+    assert interrupt.kind == "confirmation" and interrupt.name == "adk_request_confirmation"
+    assert interrupt.function_call.name == "refund" and interrupt.function_call.args == {
+        "amount": 50
+    }
+    assert "refund(amount=50)" in interrupt.message
+    assert runs(tmp_path / "runs.txt") == {}  # nothing ran before the approval
+    done = await driver.step({"answer": [[interrupt.id, interrupt.name, {"confirmed": True}]]})
+    assert done.error is None and done.pending == []
+    assert done.text.startswith("results: ") and '"refunded": 50' in done.text
+    assert runs(tmp_path / "runs.txt") == {"refund": 1}
+    again = await driver.step({"answer": [[interrupt.id, interrupt.name, {"confirmed": True}]]})
+    assert again.error is not None and again.error[0] == "InterruptNotPendingError"
+    assert "answered already" in again.error[1]
+    assert runs(tmp_path / "runs.txt") == {"refund": 1}  # an approval is used once
+
+
+async def test_tool_confirmation_denied(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("confirm")
+    [interrupt] = (await driver.step({"say": "refund"})).pending
+    done = await driver.step({"answer": [[interrupt.id, interrupt.name, {"confirmed": False}]]})
+    assert "rejected" in done.text and runs(tmp_path / "runs.txt") == {}
+
+
+async def test_a_tool_asks_for_confirmation_and_gets_a_payload(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("confirm_inside")
+    [interrupt] = (await driver.step({"say": "transfer"})).pending
+    assert interrupt.kind == "confirmation" and interrupt.message == "Transfer 100?"
+    assert interrupt.payload == {"amount": 100}
+    answer = {"confirmed": True, "payload": {"amount": 80}}
+    done = await driver.step({"answer": [[interrupt.id, interrupt.name, answer]]})
+    assert '"transferred": 80' in done.text and runs(tmp_path / "runs.txt") == {"transfer": 1}
+
+
+async def test_long_running_tool_answered_later(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("long_running")
+    [interrupt] = (await driver.step({"say": "refund 50"})).pending
+    assert interrupt.kind == "long_running" and interrupt.id == "call-manager"
+    done = await driver.step({"answer": [["call-manager", "ask_manager", {"approved": True}]]})
+    assert done.text == 'results: {"ask_manager": {"approved": true}}'
+    assert runs(tmp_path / "runs.txt") == {"ask_manager": 1}
+
+
+async def test_input_request_in_a_workflow(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("input")
+    [interrupt] = (await driver.step({"say": "the report"})).pending
+    assert interrupt.kind == "input" and interrupt.message == "Approve the draft?"
+    assert interrupt.payload == "draft of the report"
+    assert interrupt.response_schema == {"type": "string", "enum": ["yes", "no"]}
+    maybe = {"result": "maybe"}
+    refused = await driver.step({"answer": [["review-1", "adk_request_input", maybe]]})
+    assert refused.error is not None and refused.error[0] == "InvalidAnswerError"
+    assert [i.id for i in refused.pending] == ["review-1"]  # still waiting
+    done = await driver.step({"answer": [["review-1", "adk_request_input", {"result": "yes"}]]})
+    assert done.events[-1].output == "sent (yes)"
+    assert runs(tmp_path / "runs.txt") == {"draft": 1, "review": 1, "send": 1}
+
+
+async def test_answering_one_of_two_keeps_waiting_for_the_other(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("two_pending")
+    paused = await driver.step({"say": "ask both"})
+    assert sorted(i.id for i in paused.pending) == ["call-finance", "call-manager"]
+    half = await driver.step({"answer": [["call-manager", "ask_manager", {"ok": True}]]})
+    assert half.error is None
+    assert [i.id for i in half.pending] == ["call-finance"]
+    assert not any(e.content and e.content.parts and e.content.parts[0].text for e in half.events)
+    done = await driver.step({"answer": [["call-finance", "ask_finance", {"budget": 9}]]})
+    assert done.text == ('results: {"ask_finance": {"budget": 9}, "ask_manager": {"ok": true}}')
+    assert runs(tmp_path / "runs.txt") == {"ask_manager": 1, "ask_finance": 1}
+
+
+async def test_an_unknown_id_is_refused_naming_the_pending_ones(drive) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("long_running")
+    await driver.step({"say": "refund 50"})
+    refused = await driver.step({"answer": [["no-such-call", "ask_manager", {}]]})
+    assert refused.error is not None and refused.error[0] == "InterruptNotPendingError"
+    assert "'no-such-call'" in refused.error[1] and "'call-manager'" in refused.error[1]
+    assert [i.id for i in refused.pending] == ["call-manager"]
