@@ -214,3 +214,26 @@ class InvalidAnswerError(_AboutSession, CairnError, ValueError):
             f"the answer to interrupt {interrupt_id!r} of {session} was refused: {reason}. "
             "Nothing was stored; the interrupt is still pending."
         )
+
+
+class InvocationInterruptedError(_AboutSession, CairnError, RuntimeError):
+    """The session's last invocation stopped in the middle of a tool call (its process died).
+
+    A new message would leave that call without a result. Continue the
+    invocation first: ``run_async(invocation_id=...)`` re-runs idempotent
+    tools and asks about the others. Nothing was stored.
+    """
+
+    def __init__(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str, calls: list[str]
+    ) -> None:
+        self.invocation_id = invocation_id
+        self.calls = calls
+        session = self._name_session(app_name, user_id, session_id)
+        super().__init__(
+            f"invocation {invocation_id!r} of {session} stopped while running "
+            f"{', '.join(calls)}, and has no result for them. Continue it with "
+            f"run_async(invocation_id={invocation_id!r}) before sending a new message: idempotent "
+            "tools run again, the others are offered to you to re-run or to answer with their "
+            "result. Nothing was stored."
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -19,7 +20,13 @@ from cairn.sessions.factory import session_service_from_url
 async def main(store_url: str, scenario: str, step: str) -> None:
     store = session_service_from_url(store_url)
     runner = Runner(
-        app_name=APP, agent=build(scenario), session_service=store, auto_create_session=True
+        app_name=APP,
+        agent=build(scenario),
+        session_service=store,
+        auto_create_session=True,
+        # A crash test's killed process holds the session's lease until it expires.
+        session_lease_ttl=float(os.environ.get("CAIRN_HITL_TTL", "30")),
+        session_busy_timeout=float(os.environ.get("CAIRN_HITL_WAIT", "0")),
     )
     # Events are printed as they are yielded, so a crash mid-step still shows what came before.
     outcome = await run_step(runner, json.loads(step), echo=True)

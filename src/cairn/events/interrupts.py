@@ -35,7 +35,9 @@ PROTOCOL_FUNCTIONS = frozenset(
 )
 """Calls that ask about another call; a model never sees them or their answers."""
 
-InterruptKind = Literal["input", "confirmation", "credential", "in_doubt", "long_running"]
+InterruptKind = Literal[
+    "input", "confirmation", "credential", "in_doubt", "long_running", "interrupted"
+]
 
 _KINDS: dict[str, InterruptKind] = {
     REQUEST_INPUT_FUNCTION: "input",
@@ -58,6 +60,11 @@ class Interrupt(CamelModel):
     - ``in_doubt``: ``{"rerun": true}`` to run the tool again, or ``{"result": ...}``
       to record what it returned.
     - ``long_running``: the tool's result.
+
+    ``interrupted`` is not answered: an invocation stopped in the middle of a
+    tool call (its process died). Continue it with
+    ``run_async(invocation_id=interrupt.invocation_id)``; it then re-runs the
+    calls of idempotent tools and asks about the others (``in_doubt``).
     """
 
     id: str
@@ -145,13 +152,55 @@ def answered_ids(events: Iterable[Event]) -> set[str]:
 
 
 def pending_interrupts(events: Sequence[Event]) -> list[Interrupt]:
-    """Interrupts in ``events`` with no answer yet, oldest first."""
+    """Interrupts in ``events`` with no answer yet, and interrupted invocations, oldest first."""
     answered = answered_ids(events)
-    return [
+    found = [
         describe(event, call)
         for event in events
         for call in interrupt_calls(event)
         if call.id not in answered
+    ]
+    last_of: dict[str, Event] = {}
+    for event in events:
+        last_of[event.invocation_id] = event
+    for event in last_of.values():
+        found.extend(interrupted_calls(event, answered))
+    found.sort(key=lambda interrupt: interrupt.timestamp)
+    return found
+
+
+def interrupted_calls(last: Event, answered: set[str]) -> list[Interrupt]:
+    """Calls an invocation was running when it stopped, given its last event.
+
+    A model turn's calls are always followed by their results (or an interrupt,
+    or a sub-agent's input) in the same invocation, so a last event that is a
+    turn with unanswered, ordinary calls means the process died mid-call.
+    """
+    waiting = last.long_running_tool_ids or set()
+    return [
+        Interrupt(
+            id=call.id or "",
+            kind="interrupted",
+            name=call.name or "",
+            invocation_id=last.invocation_id,
+            author=last.author,
+            branch=last.branch,
+            node_path=last.node_info.path,
+            message=f"invocation {last.invocation_id!r} stopped while calling "
+            f"{call.name}(...); continue it with run_async(invocation_id="
+            f"{last.invocation_id!r}) to re-run idempotent calls and decide about the others",
+            function_call=call,
+            args=dict(call.args or {}),
+            event_id=last.id,
+            timestamp=last.timestamp,
+        )
+        for call in last.get_function_calls()
+        if call.id
+        and call.id not in answered
+        and call.id not in waiting
+        and call.name not in PROTOCOL_FUNCTIONS
+        and call.name != REQUEST_INPUT_FUNCTION
+        and last.author != "user"
     ]
 
 

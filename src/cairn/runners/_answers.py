@@ -89,14 +89,22 @@ def check_answers(
         for call in event.get_function_calls():
             if call.id not in wanted or call.id in found:
                 continue
-            if call.id in answered_later:
-                raise refuse(call.id, "it has been answered already (an answer is used once)")
             if call.id not in (event.long_running_tool_ids or set()):
+                if call.id not in answered_later:
+                    raise refuse(
+                        call.id,
+                        f"its invocation {event.invocation_id!r} stopped while {call.name!r} "
+                        "ran, so whether it took effect is unknown; continue that invocation "
+                        f"with run_async(invocation_id={event.invocation_id!r}) to re-run it or "
+                        "answer with its result",
+                    )
                 raise refuse(
                     call.id,
                     f"it is an ordinary call of {call.name!r}, which got its result when it ran; "
                     "only paused calls take answers",
                 )
+            if call.id in answered_later:
+                raise refuse(call.id, "it has been answered already (an answer is used once)")
             found[call.id] = describe(event, call)
         if len(found) == len(wanted):
             break

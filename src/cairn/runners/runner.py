@@ -18,10 +18,14 @@ from cairn.agents.llm_agent import LlmAgent
 from cairn.agents.routing import find_agent_to_run
 from cairn.agents.run_config import RunConfig
 from cairn.apps.app import App
-from cairn.errors import InvocationNotFoundError, SessionNotFoundError
+from cairn.errors import (
+    InvocationInterruptedError,
+    InvocationNotFoundError,
+    SessionNotFoundError,
+)
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
-from cairn.events.interrupts import Interrupt, pending_interrupts
+from cairn.events.interrupts import Interrupt, interrupted_calls, pending_interrupts
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
 from cairn.runners._answers import check_answers, responses_in
@@ -228,6 +232,16 @@ class Runner:
                 invocation_id, continuing = answers.invocation_id, True
                 if new_message is not None:
                     new_message = answers.named(new_message)
+            if not continuing and session.events:
+                stopped = interrupted_calls(session.events[-1], set())
+                if stopped:
+                    raise InvocationInterruptedError(
+                        app_name=self.app_name,
+                        user_id=user_id,
+                        session_id=session_id,
+                        invocation_id=session.events[-1].invocation_id,
+                        calls=[f"{i.name}({i.id})" for i in stopped],
+                    )
             if continuing and not any(
                 e.invocation_id == invocation_id for e in reversed(session.events)
             ):
