@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,11 @@ from google.genai import types
 
 from cairn import Agent, FunctionTool, LongRunningFunctionTool, ToolContext
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.invocation_context import InvocationContext
+from cairn.events.event import Event
 from cairn.models.llm_request import LlmRequest
 from cairn.testing import Call, ScriptedLlm
-from cairn.workflow import START, RequestInput, Workflow
+from cairn.workflow import START, ParallelAgent, RequestInput, Workflow
 
 APP = "hitl"
 
@@ -194,7 +197,76 @@ def _idempotent() -> BaseAgent:
     )
 
 
+def _workflow_agent() -> BaseAgent:
+    clerk = Agent(
+        name="clerk",
+        model=caller(Call("ask_manager", id="call-manager", question="refund?")),
+        tools=[LongRunningFunctionTool(ask_manager)],
+    )
+
+    def file_it(node_input: str) -> str:
+        ran("file_it")
+        return f"filed: {node_input}"
+
+    return Workflow(name="desk", edges=[(START, clerk, file_it)])
+
+
+def _sub_agent() -> BaseAgent:
+    refunds = Agent(
+        name="refunds",
+        description="Handles refunds.",
+        model=caller(Call("ask_manager", id="call-manager", question="refund?")),
+        tools=[LongRunningFunctionTool(ask_manager)],
+    )
+    return Agent(
+        name="front",
+        model=caller(Call("transfer_to_agent", id="call-transfer", agent_name="refunds")),
+        sub_agents=[refunds],
+    )
+
+
+def _parallel() -> BaseAgent:
+    manager = Agent(
+        name="manager_desk",
+        model=caller(Call("ask_manager", id="call-manager", question="ok?")),
+        tools=[LongRunningFunctionTool(ask_manager)],
+    )
+    finance = Agent(
+        name="finance_desk",
+        model=caller(Call("ask_finance", id="call-finance", question="budget?")),
+        tools=[LongRunningFunctionTool(ask_finance)],
+    )
+    return ParallelAgent(name="both", sub_agents=[manager, finance])
+
+
+class _Orchestrator(BaseAgent):
+    """A custom agent: a greeter first, then a clerk whose tool needs approval."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        for agent in self.sub_agents:
+            async for event in agent.run_async(ctx.for_agent(agent)):
+                yield event
+
+
+def _custom() -> BaseAgent:
+    def greet_model(request: LlmRequest) -> Any:
+        ran("greet")
+        return "hello"
+
+    greeter = Agent(name="greeter", model=ScriptedLlm(respond=greet_model))
+    clerk = Agent(
+        name="clerk",
+        model=caller(Call("refund", id="call-refund", amount=50)),
+        tools=[FunctionTool(refund, require_confirmation=True)],
+    )
+    return _Orchestrator(name="desk", sub_agents=[greeter, clerk])
+
+
 SCENARIOS = {
+    "workflow_agent": _workflow_agent,
+    "sub_agent": _sub_agent,
+    "parallel": _parallel,
+    "custom": _custom,
     "confirm": _confirm,
     "confirm_inside": _confirm_inside,
     "confirm_when": _confirm_when,

@@ -127,3 +127,53 @@ async def test_an_unknown_id_is_refused_naming_the_pending_ones(drive) -> None: 
     assert refused.error is not None and refused.error[0] == "InterruptNotPendingError"
     assert "'no-such-call'" in refused.error[1] and "'call-manager'" in refused.error[1]
     assert [i.id for i in refused.pending] == ["call-manager"]
+
+
+# -- composition ----------------------------------------------------------------------------
+async def test_an_agent_node_of_a_workflow_waits_and_resumes(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("workflow_agent")
+    [interrupt] = (await driver.step({"say": "refund 50"})).pending
+    assert interrupt.kind == "long_running" and interrupt.node_path == "desk@1/clerk@1"
+    done = await driver.step({"answer": [["call-manager", "ask_manager", {"approved": True}]]})
+    assert done.error is None and done.pending == []
+    assert done.events[-1].output == 'filed: results: {"ask_manager": {"approved": true}}'
+    repeated = [e for e in done.events if e.content and e.content.parts[0].text == "refund 50"]
+    assert repeated == []  # the node's input is not given to the agent again on resume
+    assert runs(tmp_path / "runs.txt") == {"ask_manager": 1, "file_it": 1}
+
+
+async def test_a_sub_agents_long_running_tool(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("sub_agent")
+    [interrupt] = (await driver.step({"say": "refund please"})).pending
+    assert interrupt.author == "refunds"
+    done = await driver.step({"answer": [["call-manager", "ask_manager", {"approved": True}]]})
+    assert done.events[-1].author == "refunds"
+    assert done.text == 'results: {"ask_manager": {"approved": true}}'
+    assert runs(tmp_path / "runs.txt") == {"ask_manager": 1}
+
+
+async def test_a_parallel_agent_with_two_branches_waiting(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("parallel")
+    paused = await driver.step({"say": "ask both"})
+    assert sorted(i.id for i in paused.pending) == ["call-finance", "call-manager"]
+    assert {i.branch for i in paused.pending} == {"both@1.manager_desk@1", "both@1.finance_desk@1"}
+    half = await driver.step({"answer": [["call-finance", "ask_finance", {"budget": 9}]]})
+    assert [i.id for i in half.pending] == ["call-manager"]
+    finished = [e for e in half.events if e.actions.end_of_agent]
+    assert [e.node_info.path for e in finished] == ["both@1/finance_desk@1"]
+    done = await driver.step({"answer": [["call-manager", "ask_manager", {"ok": True}]]})
+    assert done.pending == [] and done.events[-1].node_info.path == "both@1"
+    assert done.events[-1].output == [
+        'results: {"ask_manager": {"ok": true}}',
+        'results: {"ask_finance": {"budget": 9}}',
+    ]
+    assert runs(tmp_path / "runs.txt") == {"ask_manager": 1, "ask_finance": 1}
+
+
+async def test_a_custom_agent_orchestrating_others(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("custom")
+    [interrupt] = (await driver.step({"say": "hi, refund 50"})).pending
+    assert interrupt.kind == "confirmation" and runs(tmp_path / "runs.txt") == {"greet": 1}
+    done = await driver.step({"answer": [[interrupt.id, interrupt.name, {"confirmed": True}]]})
+    assert '"refunded": 50' in done.text
+    assert runs(tmp_path / "runs.txt") == {"greet": 1, "refund": 1}  # the greeter ran once

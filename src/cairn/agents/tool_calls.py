@@ -37,6 +37,7 @@ from cairn.events.interrupts import (
     Interrupt,
     describe,
     interrupt_calls,
+    starts_invocation,
 )
 from cairn.tools.base_tool import BaseTool
 from cairn.tools.function_tool import to_json_result
@@ -233,14 +234,14 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
         if event.invocation_id != ctx.invocation_id:
             continue
         if event.branch != ctx.branch:
-            if _started_invocation(event):
+            if starts_invocation(event):
                 break
             continue
         for response in event.get_function_responses():
             if response.id and response.id not in answers:
                 answers[response.id] = response.response
         if event.author != agent_name:
-            if _started_invocation(event):
+            if starts_invocation(event):
                 break
             continue
         calls = event.get_function_calls()
@@ -262,12 +263,6 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
         if event.content is not None and event.is_final_response() and not event.partial:
             return ResumePoint(finished=True)
     return ResumePoint()
-
-
-def _started_invocation(event: Event) -> bool:
-    return (
-        event.author == "user" and event.content is not None and not event.get_function_responses()
-    )
 
 
 async def settle(

@@ -169,6 +169,34 @@ def pending_interrupts(events: Sequence[Event]) -> list[Interrupt]:
     return found
 
 
+def waiting_under(events: Sequence[Event], invocation_id: str, branch: str | None) -> bool:
+    """Whether an interrupt of ``invocation_id`` on ``branch`` (or below it) is unanswered.
+
+    Reads back from the newest event to the message that started the invocation.
+    """
+    answered: set[str] = set()
+    for event in reversed(events):
+        if event.invocation_id != invocation_id:
+            continue
+        inside = branch is None or (
+            event.branch is not None
+            and (event.branch == branch or event.branch.startswith(branch + "."))
+        )
+        if inside and any(call.id not in answered for call in interrupt_calls(event)):
+            return True
+        answered.update(r.id for r in event.get_function_responses() if r.id)
+        if starts_invocation(event):
+            return False
+    return False
+
+
+def starts_invocation(event: Event) -> bool:
+    """The user's message that started its invocation (not a later answer to a call)."""
+    return (
+        event.author == "user" and event.content is not None and not event.get_function_responses()
+    )
+
+
 def interrupted_calls(last: Event, answered: set[str]) -> list[Interrupt]:
     """Calls an invocation was running when it stopped, given its last event.
 

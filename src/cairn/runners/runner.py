@@ -25,7 +25,12 @@ from cairn.errors import (
 )
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
-from cairn.events.interrupts import Interrupt, interrupted_calls, pending_interrupts
+from cairn.events.interrupts import (
+    Interrupt,
+    interrupted_calls,
+    pending_interrupts,
+    starts_invocation,
+)
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
 from cairn.runners._answers import check_answers, responses_in
@@ -441,11 +446,6 @@ def _first_request(events: list[Event], invocation_id: str) -> types.Content | N
     session's length.
     """
     for event in reversed(events):
-        if (
-            event.invocation_id == invocation_id
-            and event.author == "user"
-            and event.content is not None
-            and not event.get_function_responses()
-        ):
+        if event.invocation_id == invocation_id and starts_invocation(event):
             return event.content
     return None

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cairn.events.event import Event
+from cairn.events.interrupts import starts_invocation
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION
 
 
@@ -14,6 +15,8 @@ from cairn.events.request_input import REQUEST_INPUT_FUNCTION
 class NodeRecord:
     """One node run (``name@run``) as the log recorded it."""
 
+    started: bool = False
+    """Some event of this run is in the log (an agent node's input, say)."""
     completed: bool = False
     escalated: bool = False
     output: Any = None
@@ -47,12 +50,8 @@ class Replay:
             if event.invocation_id != invocation_id:
                 continue
             mine.append(event)
-            if (
-                event.author == "user"
-                and event.content is not None
-                and not event.get_function_responses()
-            ):
-                break  # the message that started this invocation
+            if starts_invocation(event):
+                break
         for event in reversed(mine):
             for response in event.get_function_responses():
                 if response.id:
@@ -64,6 +63,7 @@ class Replay:
             if "/" in child:
                 continue  # deeper: a nested workflow reads its own
             record = runs.setdefault(child, NodeRecord())
+            record.started = True
             if event.actions.escalate:
                 record.escalated = True
             if event.actions.end_of_agent:

@@ -20,7 +20,7 @@ from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
-from cairn.events.interrupts import schema_problem, unwrap_answer
+from cairn.events.interrupts import schema_problem, unwrap_answer, waiting_under
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
 from cairn.tools.base_tool import BaseTool
 from cairn.workflow.graph import Graph, as_node, build_graph
@@ -105,7 +105,8 @@ class Workflow(BaseAgent):
             pending.append((edge.to_node.name, first_input, START_NAME))
         runs: collections.Counter[str] = collections.Counter()
         joined: dict[str, dict[str, Any]] = {}
-        terminal_outputs: list[Any] = []
+        terminal_outputs: list[tuple[int, int, Any]] = []  # (node order, run, output)
+        order = {name: index for index, name in enumerate(graph.nodes)}
         waiting = stopped = False
         channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         running: dict[str, asyncio.Task[None]] = {}
@@ -149,14 +150,14 @@ class Workflow(BaseAgent):
                 if outcome.failed:
                     return
                 if outcome.escalated:  # a node asked to stop this workflow (e.g. a loop's exit)
-                    terminal_outputs, stopped = [outcome.output], True
+                    terminal_outputs, stopped = [(0, 0, outcome.output)], True
                     continue
                 if outcome.waiting:
                     waiting = True
                     continue
                 successors = self._fired(name, outcome.route)
                 if not successors:
-                    terminal_outputs.append(outcome.output)
+                    terminal_outputs.append((order[name], runs[name], outcome.output))
                 for target in successors:
                     pending.append((target, outcome.output, name))
         finally:
@@ -167,9 +168,10 @@ class Workflow(BaseAgent):
                     await task
         if waiting and not stopped:
             return
-        output = terminal_outputs[0] if len(terminal_outputs) == 1 else None
-        if len(terminal_outputs) > 1:
-            output = terminal_outputs  # several terminal nodes ran: all their outputs
+        # Several terminal nodes: all their outputs, in the order the graph lists the nodes
+        # (not the order they happened to finish in, which a resume may change).
+        outputs = [output for _, _, output in sorted(terminal_outputs, key=lambda t: t[:2])]
+        output = outputs[0] if len(outputs) == 1 else outputs or None
         yield Event(
             author=self.name,
             node_path=my_path,
@@ -246,7 +248,9 @@ class Workflow(BaseAgent):
             )
             try:
                 async with contextlib.aclosing(
-                    self._node_events(ctx, node, node_ctx, path, node_input, outcome)
+                    self._node_events(
+                        ctx, node, node_ctx, path, node_input, outcome, record is not None
+                    )
                 ) as events:
                     async with asyncio.timeout(node.timeout):
                         async for event in events:
@@ -296,6 +300,7 @@ class Workflow(BaseAgent):
         path: str,
         node_input: Any,
         outcome: _Outcome,
+        resuming: bool = False,
     ) -> AsyncGenerator[Event, None]:
         """Run one node; set ``outcome``; yield the events it produced (path and author set).
 
@@ -308,7 +313,7 @@ class Workflow(BaseAgent):
         if isinstance(node, FunctionNode):
             items = _call_function(node, node_ctx, node_input)
         elif isinstance(node, AgentNode):
-            items = self._run_agent(ctx, node, path, node_input, outcome)
+            items = self._run_agent(ctx, node, path, node_input, outcome, resuming)
         elif isinstance(node, ToolNode):
             items = _call_tool(node, node_ctx, node_input)
         elif isinstance(node, JoinNode):
@@ -401,10 +406,13 @@ class Workflow(BaseAgent):
         path: str,
         node_input: Any,
         outcome: _Outcome,
+        resuming: bool,
     ) -> AsyncIterator[Any]:
+        """Run an agent as a node; on resume it goes on from its own events (its input is
+        already in the log, and it finishes the turn it paused in)."""
         agent = node.agent
         child = dataclasses.replace(ctx, node_path=path, branch=path.replace("/", "."))
-        if not isinstance(agent, Workflow):
+        if not isinstance(agent, Workflow) and not resuming:
             text = node_input if isinstance(node_input, str) else json.dumps(node_input)
             yield Event(
                 author=self.name,
@@ -424,7 +432,12 @@ class Workflow(BaseAgent):
                 if event.long_running_tool_ids:
                     outcome.waiting = True
                 yield event
-        yield _AgentResult(result)
+        if not outcome.waiting and waiting_under(
+            ctx.session.events, ctx.invocation_id, child.branch
+        ):
+            outcome.waiting = True  # resumed with some answers, still waiting for others
+        if not outcome.waiting:
+            yield _AgentResult(result)
 
 
 async def _forward(events: AsyncGenerator[Event, None], channel: asyncio.Queue[Any]) -> None:
