@@ -17,7 +17,7 @@ from typing import Any
 
 from google.genai import types
 
-from cairn import Agent, FunctionTool, LongRunningFunctionTool, ToolContext
+from cairn import Agent, AgentTool, FunctionTool, LongRunningFunctionTool, ToolContext
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
@@ -262,7 +262,22 @@ def _custom() -> BaseAgent:
     return _Orchestrator(name="desk", sub_agents=[greeter, clerk])
 
 
+def _agent_tool() -> BaseAgent:
+    refunder = Agent(
+        name="refunder",
+        description="Refunds orders.",
+        model=caller(Call("refund", id="call-refund", amount=50)),
+        tools=[FunctionTool(refund, require_confirmation=True)],
+    )
+    return Agent(
+        name="front",
+        model=caller(Call("refunder", id="call-refunder", request="refund 50")),
+        tools=[AgentTool(refunder)],
+    )
+
+
 SCENARIOS = {
+    "agent_tool": _agent_tool,
     "workflow_agent": _workflow_agent,
     "sub_agent": _sub_agent,
     "parallel": _parallel,

@@ -177,3 +177,16 @@ async def test_a_custom_agent_orchestrating_others(drive, tmp_path: Path) -> Non
     done = await driver.step({"answer": [[interrupt.id, interrupt.name, {"confirmed": True}]]})
     assert '"refunded": 50' in done.text
     assert runs(tmp_path / "runs.txt") == {"greet": 1, "refund": 1}  # the greeter ran once
+
+
+async def test_an_agent_used_as_a_tool_asks_for_confirmation(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("agent_tool")
+    [interrupt] = (await driver.step({"say": "refund my order"})).pending
+    assert interrupt.kind == "confirmation" and interrupt.author == "refunder"
+    assert interrupt.branch == "refunder@call-refunder"
+    done = await driver.step({"answer": [[interrupt.id, interrupt.name, {"confirmed": True}]]})
+    assert done.error is None and done.pending == []
+    assert done.events[-1].author == "front"
+    assert done.text.startswith('results: {"refunder": {"result": "results: ')
+    assert '\\"refunded\\": 50' in done.text
+    assert runs(tmp_path / "runs.txt") == {"refund": 1}

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.genai import types
 from pydantic import ValidationError
 
 from cairn.agents.base_agent import BaseAgent
-from cairn.agents.context import Context
-from cairn.agents.invocation_context import InvocationContext, InvocationFlags, new_invocation_id
+from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.llm_agent import LlmAgent
 from cairn.events.event import Event
-from cairn.events.json_values import copy_json
-from cairn.sessions.in_memory_session_service import InMemorySessionService
-from cairn.sessions.state import State
+from cairn.events.event_actions import EventActions
+from cairn.events.interrupts import starts_invocation, waiting_under
 from cairn.tools.base_tool import BaseTool
 
 _REQUEST = "request"
@@ -28,19 +29,16 @@ class AgentTool(BaseTool):
     Its parameters are the agent's ``input_schema`` (an ``LlmAgent`` with one)
     or a single string, ``request``.
 
-    Each call runs the agent in a fresh, private in-memory session seeded with
-    the caller's current state (``temp:`` keys excepted), with the call's
-    arguments as the user message. The result is the agent's last final reply:
-    ``{"result": text}``, or the parsed dict when the agent has an
-    ``output_schema``. State the agent writes (its ``output_key`` included) is
-    forwarded to the caller's ``tool_context.state``, so it is committed with
-    the caller's function-response event, in the caller's session.
-    ``skip_summarization=True`` ends the caller's turn with the tool's result
-    instead of handing it back to the caller's model.
-
-    The child session lives only as long as the call: a child that pauses (a
-    long-running tool, a confirmation) cannot be resumed later, and the
-    child's own events are not stored in the caller's session.
+    Each call runs the agent inside the caller's invocation, on a branch of
+    its own (``<caller branch>.<tool name>@<call id>``) that nothing else
+    sees: it is given the call's arguments as its request and sees only its
+    own work, but reads and writes the session's state. Its events are
+    committed to the session like any other (unlike ADK, whose AgentTool uses
+    a throw-away session), so a child that pauses for a confirmation or a
+    long-running tool is resumed like its caller. The result is the agent's
+    last final reply: ``{"result": text}``, or the parsed dict when the agent
+    has an ``output_schema``. ``skip_summarization=True`` ends the caller's
+    turn with the tool's result instead of handing it back to the caller's model.
     """
 
     def __init__(
@@ -91,54 +89,67 @@ class AgentTool(BaseTool):
             text = request if isinstance(request, str) else json.dumps(request)
         return types.Content(role="user", parts=[types.Part(text=text)])
 
+    runs_in_invocation = True
+    """The calling LLM agent runs this tool's agent inside its own invocation (below)."""
+
     async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
-        message = self._user_message(args or {})
+        raise TypeError(
+            f"AgentTool {self.name!r} runs its agent inside the calling LLM agent's invocation "
+            "(so the agent's events are stored and a pause can resume); give it to an "
+            "LlmAgent's tools, or use the agent itself as a workflow node"
+        )
+
+    async def run_in_invocation(
+        self, ctx: InvocationContext, call: types.FunctionCall, caller: str
+    ) -> AsyncGenerator[Event, None]:
+        """Run the agent for ``call`` on its own branch, then answer the call.
+
+        The agent sees only its branch: the request (the call's arguments) and
+        its own work. Its events are committed like the caller's, state
+        included. If it pauses (a confirmation, a long-running tool), the call
+        stays unanswered and the caller's turn waits; when the invocation
+        resumes, the agent goes on from its own events. The answer is the
+        agent's last final reply (``{"result": text}``, or the dict of its
+        ``output_schema``).
+        """
+        branch = f"{ctx.branch}.{self.name}@{call.id}" if ctx.branch else f"{self.name}@{call.id}"
+        message = self._user_message(dict(call.args or {}))
         if isinstance(message, dict):
-            return message
-        if self.skip_summarization:
-            tool_context.actions.skip_summarization = True
-        parent: InvocationContext = tool_context.invocation_context
-        seed = {
-            key: value
-            for key, value in tool_context.state.to_dict().items()
-            if not key.startswith(State.TEMP_PREFIX)
-        }
-        sessions = InMemorySessionService()
-        session = await sessions.create_session(
-            app_name=parent.app_name, user_id=parent.user_id, state=seed
+            yield self._answer(ctx, call, caller, message)
+            return
+        child = dataclasses.replace(
+            ctx, agent=self.agent, branch=branch, user_content=message, isolated=True
         )
-        start_calls = parent.flags.llm_calls
-        child = InvocationContext(
-            session_service=sessions,
-            invocation_id=new_invocation_id(),
-            agent=self.agent,
-            session=session,
-            artifact_service=parent.artifact_service,
-            memory_service=parent.memory_service,
-            credential_service=parent.credential_service,
-            user_content=message,
-            run_config=parent.run_config,
-            plugin_manager=parent.plugin_manager if self.include_plugins else None,
-            # The child's model calls count towards the caller's invocation-wide limit.
-            flags=InvocationFlags(llm_calls=start_calls),
-        )
-        await sessions.append_event(
-            session, Event(invocation_id=child.invocation_id, author="user", content=message)
-        )
-        final: Event | None = None
-        events = self.agent.run_async(child)
-        try:
+        if not _has_events(ctx, branch):  # not a resume: hand over the request
+            yield Event(
+                invocation_id=ctx.invocation_id, author=caller, branch=branch, content=message
+            )
+        async with contextlib.aclosing(self.agent.run_async(child)) as events:
             async for event in events:
-                if event.partial:
-                    continue
-                await sessions.append_event(session, event)
-                _forward_state(event, tool_context)
-                if event.is_final_response() and event.author != "user":
-                    final = event
-        finally:
-            await events.aclose()
-            parent.flags.llm_calls += child.flags.llm_calls - start_calls
-        return self._result(final)
+                yield event
+        if waiting_under(ctx.session.events, ctx.invocation_id, branch):
+            return  # the agent paused: the call stays open
+        yield self._answer(ctx, call, caller, self._result(_final_on(ctx, branch)))
+
+    def _answer(
+        self, ctx: InvocationContext, call: types.FunctionCall, caller: str, result: Any
+    ) -> Event:
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=caller,
+            branch=ctx.branch,
+            content=types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            id=call.id, name=call.name, response=result
+                        )
+                    )
+                ],
+            ),
+            actions=EventActions(skip_summarization=self.skip_summarization or None),
+        )
 
     def _result(self, final: Event | None) -> dict[str, Any]:
         if final is None:
@@ -161,9 +172,27 @@ class AgentTool(BaseTool):
         return {"result": text}
 
 
-def _forward_state(event: Event, tool_context: Context) -> None:
-    for key, value in event.actions.state_delta.items():
-        tool_context.state[key] = copy_json(value)
+def _invocation_events(ctx: InvocationContext) -> list[Event]:
+    """This invocation's events, newest first, back to the message that started it."""
+    found = []
+    for event in reversed(ctx.session.events):
+        if event.invocation_id != ctx.invocation_id:
+            continue
+        found.append(event)
+        if starts_invocation(event):
+            break
+    return found
+
+
+def _has_events(ctx: InvocationContext, branch: str) -> bool:
+    return any(event.branch == branch for event in _invocation_events(ctx))
+
+
+def _final_on(ctx: InvocationContext, branch: str) -> Event | None:
+    for event in _invocation_events(ctx):
+        if event.branch == branch and event.author != "user" and event.is_final_response():
+            return event
+    return None
 
 
 __all__ = ["AgentTool"]

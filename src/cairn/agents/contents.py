@@ -50,6 +50,13 @@ def _only_responses(content: types.Content) -> bool:
     return bool(content.parts) and all(p.function_response is not None for p in content.parts or [])
 
 
+def _below(event_branch: str | None, branch: str | None) -> bool:
+    """The event is on ``branch`` or a branch under it."""
+    if event_branch is None or branch is None:
+        return event_branch == branch
+    return event_branch == branch or event_branch.startswith(branch + ".")
+
+
 def _as_context(event: Event) -> types.Content:
     """Another agent's turn, retold to this agent as user-side context."""
     lines = ["For context:"]
@@ -82,6 +89,7 @@ def _pick(
     branch: str | None,
     invocation_id: str | None,
     covered: list[tuple[float, float]],
+    isolated: bool = False,
 ) -> types.Content | None:
     """What one (non-compaction) event contributes to the prompt, if anything."""
     content = event.content
@@ -98,9 +106,15 @@ def _pick(
         return None
     if event.branch is not None and not _in_branch(event.branch, branch):
         return None
+    if isolated and not _below(event.branch, branch):
+        return None
     if covered and any(start <= event.timestamp <= end for start, end in covered):
         return None
-    return content if event.author in own else _as_context(event)
+    if event.author in own:
+        return content
+    if event.branch == branch and branch is not None and content.role == "user":
+        return content  # the request another agent handed to this one, on its branch
+    return _as_context(event)
 
 
 def build_contents(
@@ -109,17 +123,22 @@ def build_contents(
     agent_name: str,
     branch: str | None,
     invocation_id: str | None = None,
+    isolated: bool = False,
 ) -> list[types.Content]:
     """Contents for a model call: the user's and this agent's turns as they were, other
     agents' turns as context, other branches left out. With ``invocation_id`` only that
     invocation's events count (``include_contents='none'``). A compaction's summary stands
     in for the events it covers (the log keeps them).
     """
-    return _build(events, agent_name, branch, invocation_id)[0]
+    return _build(events, agent_name, branch, invocation_id, isolated)[0]
 
 
 def _build(
-    events: Sequence[Event], agent_name: str, branch: str | None, invocation_id: str | None
+    events: Sequence[Event],
+    agent_name: str,
+    branch: str | None,
+    invocation_id: str | None,
+    isolated: bool = False,
 ) -> tuple[list[types.Content], list[tuple[float, float]]]:
     """One pass from the newest event back: a compaction always comes after the events it
     covers, so its range is known before they are reached."""
@@ -134,7 +153,7 @@ def _build(
             if summary is not None:
                 picked.append(summary)
             continue
-        content = _pick(event, own, branch, invocation_id, covered)
+        content = _pick(event, own, branch, invocation_id, covered, isolated)
         if content is not None:
             picked.append(content)
     picked.reverse()
@@ -169,9 +188,10 @@ class ContentsCache:
         agent_name: str,
         branch: str | None,
         invocation_id: str | None = None,
+        isolated: bool = False,
     ) -> list[types.Content]:
         """The same as ``build_contents(events, ...)``, reusing the previous call's work."""
-        key = (*key, agent_name, branch or "", invocation_id or "")
+        key = (*key, agent_name, branch or "", invocation_id or "", "isolated" if isolated else "")
         built = self._entries.get(key)
         fresh = events[built.count :] if built and self._continues(built, events) else None
         if (
@@ -181,11 +201,11 @@ class ContentsCache:
         ):
             own = ("user", agent_name)
             for event in fresh:
-                content = _pick(event, own, branch, invocation_id, built.covered)
+                content = _pick(event, own, branch, invocation_id, built.covered, isolated)
                 if content is not None:
                     built.picked.append(content)
         else:
-            picked, covered = _build(events, agent_name, branch, invocation_id)
+            picked, covered = _build(events, agent_name, branch, invocation_id, isolated)
             built = _Built(0, "", picked, covered)
         built.count = len(events)
         built.last_id = events[-1].id if events else ""

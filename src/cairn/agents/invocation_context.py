@@ -65,6 +65,8 @@ class InvocationContext:
     plugin_manager: AgentHooks | None = None
     node_path: str = ""
     """The workflow node path this agent runs at (``wf@1/review@2``), '' outside workflows."""
+    isolated: bool = False
+    """The agent sees only its own branch (an AgentTool's agent), not its ancestors' events."""
     delegation: str | None = None
     """The id of the parent's call this (task or single_turn) agent is serving, if any."""
     flags: InvocationFlags = dataclasses.field(default_factory=InvocationFlags)

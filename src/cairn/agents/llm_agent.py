@@ -216,8 +216,9 @@ class LlmAgent(BaseAgent):
                 branch=ctx.branch,
                 # A single_turn agent sees only its invocation (in which it got its request).
                 invocation_id=ctx.invocation_id
-                if self.include_contents == "none" or self.mode == "single_turn"
+                if self.include_contents == "none" or self.mode == "single_turn" or ctx.isolated
                 else None,
+                isolated=ctx.isolated,
             )
         )
         return request
@@ -230,10 +231,22 @@ class LlmAgent(BaseAgent):
             return  # it answered already in this invocation: nothing runs twice
         if point.turn is not None:
             tools = await self._resolved_tools(Context(ctx))
-            settled = await settle(self, ctx, point.turn, tools)
-            for event in settled.events:
-                yield event
-            if settled.pending:
+            in_invocation = _agent_tools(tools)
+            others = [c for c in point.turn.calls if c.name not in in_invocation]
+            resumed = _Turn()
+            if others:
+                settled = await settle(
+                    self, ctx, dataclasses.replace(point.turn, calls=others), tools
+                )
+                for event in settled.events:
+                    yield event
+                resumed.pending = bool(settled.pending)
+            async with contextlib.aclosing(
+                self._run_agent_tools(ctx, point.turn.calls, in_invocation, resumed)
+            ) as agent_events:
+                async for event in agent_events:
+                    yield event
+            if resumed.pending:
                 return  # still waiting for other answers
         while True:
             final: Event | None = None
@@ -342,12 +355,22 @@ class LlmAgent(BaseAgent):
             yield event
             if calls:
                 delegates = self._delegates()
-                ordinary = [call for call in calls if call.name not in delegates]
+                in_invocation = _agent_tools(tools)
+                ordinary = [
+                    call
+                    for call in calls
+                    if call.name not in delegates and call.name not in in_invocation
+                ]
                 if ordinary:
                     ran = await run_calls(self, ctx, ordinary, tools)
                     turn.pending = turn.pending or bool(ran.pending)
                     for response_event in ran.events:
                         yield response_event
+                async with contextlib.aclosing(
+                    self._run_agent_tools(ctx, calls, in_invocation, turn)
+                ) as agent_events:
+                    async for agent_event in agent_events:
+                        yield agent_event
                 for call in calls:
                     if call.name in delegates:
                         async with contextlib.aclosing(
@@ -355,6 +378,28 @@ class LlmAgent(BaseAgent):
                         ) as delegated:
                             async for delegated_event in delegated:
                                 yield delegated_event
+
+    async def _run_agent_tools(
+        self,
+        ctx: InvocationContext,
+        calls: list[types.FunctionCall],
+        agent_tools: dict[str, Any],
+        turn: _Turn,
+    ) -> AsyncGenerator[Event, None]:
+        """Run the calls of agent tools (one after another, inside this invocation); a call
+        whose agent paused stays unanswered and the turn waits."""
+        for call in calls:
+            tool = agent_tools.get(call.name or "")
+            if tool is None:
+                continue
+            answered = False
+            async with contextlib.aclosing(tool.run_in_invocation(ctx, call, self.name)) as run:
+                async for event in run:
+                    answered = answered or any(
+                        r.id == call.id for r in event.get_function_responses()
+                    )
+                    yield event
+            turn.pending = turn.pending or not answered
 
     async def _delegate(
         self, ctx: InvocationContext, child: LlmAgent, call: types.FunctionCall
@@ -478,6 +523,11 @@ class LlmAgent(BaseAgent):
 @dataclasses.dataclass
 class _Turn:
     pending: bool = False
+
+
+def _agent_tools(tools: list[BaseTool]) -> dict[str, Any]:
+    """Tools that run an agent inside this invocation (``AgentTool``), by name."""
+    return {tool.name: tool for tool in tools if getattr(tool, "runs_in_invocation", False)}
 
 
 _DELEGATED = ("task", "single_turn")
