@@ -10,6 +10,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+if os.environ.get("CAIRN_HITL_CLOCK_SHIFT"):  # a simulated clock: this process lives later
+    import time
+
+    _real_time, _shift = time.time, float(os.environ["CAIRN_HITL_CLOCK_SHIFT"])
+    time.time = lambda: _real_time() + _shift
+
 from tests.hitl.driver import run_step
 from tests.hitl.scenarios import APP, build
 
