@@ -30,7 +30,8 @@ def find_agent_to_run(events: Sequence[Event], root: BaseAgent) -> tuple[BaseAge
     if events and events[-1].author == "user":
         answered = {r.id for r in events[-1].get_function_responses() if r.id}
         if answered:
-            for event in reversed(events[:-1]):
+            for index in range(len(events) - 2, -1, -1):
+                event = events[index]
                 if any(call.id in answered for call in event.get_function_calls()):
                     found = root.find_agent(event.author)
                     return (found, event.branch) if found is not None else (root, None)
