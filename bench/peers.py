@@ -17,7 +17,8 @@ Then cairn's own figures come from the functions of bench/workflows.py, in this 
 after the peers have finished (so they never share the CPU). One table follows: rows are
 workload x store, columns cairn, google-adk, LangGraph, the ratios cairn/peer and the
 targets of the issue. A peer that cannot be installed or run shows as "failed: <reason>".
-It measures and prints; it asserts no timing.
+It measures and prints; it asserts no timing. bench/hitl_peers.py reuses `ensure_venv` and
+`run_peer_script` for its own peer script (bench/peer_adk_hitl.py).
 """
 
 from __future__ import annotations
@@ -112,42 +113,58 @@ def ensure_venv(peer: Peer, install: bool) -> Path:
     return python
 
 
-def run_peer(peer: Peer, python: Path, stores: list[str], invocations: int, rounds: int) -> None:
+def parse_line(line: str) -> dict[str, str]:
+    """The `key=value` fields of a `RESULT ...` or `FAILED ...` line (`reason=` takes the rest)."""
+    head, _, reason = line.partition(" reason=")
+    fields = dict(part.split("=", 1) for part in head.split()[1:] if "=" in part)
+    if reason:
+        fields["reason"] = reason
+    return fields
+
+
+def run_peer_script(
+    peer: Peer,
+    python: Path,
+    script: str,
+    stores: list[str],
+    arguments: list[str],
+    timeout: int = PER_STORE_TIMEOUT,
+) -> None:
+    """Run `script` in the peer's venv once per store, into peer.results and peer.failures."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     for store in stores:
         say(f"[{peer.key}] {store} ...")
-        command = [
-            str(python),
-            str(BENCH / peer.script),
-            f"--invocations={invocations}",
-            f"--rounds={rounds}",
-            f"--stores={store}",
-        ]
+        command = [str(python), str(BENCH / script), *arguments, f"--stores={store}"]
         try:
             done = subprocess.run(
                 command,
                 capture_output=True,
                 text=True,
-                timeout=PER_STORE_TIMEOUT,
+                timeout=timeout,
                 cwd=BENCH,
                 env=env,
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            peer.failures[store] = f"timed out after {PER_STORE_TIMEOUT}s"
+            peer.failures[store] = f"timed out after {timeout}s"
             continue
         for line in done.stdout.splitlines():
             if line.startswith(("RESULT ", "FAILED ")):
-                fields = dict(part.split("=", 1) for part in line.split(" ", 5)[1:5])
+                fields = parse_line(line)
                 if line.startswith("RESULT "):
                     key = (fields["workload"], fields["store"])
                     peer.results[key] = float(fields["value"])
                 else:
-                    peer.failures[store] = line.split("reason=", 1)[1]
+                    peer.failures[store] = fields.get("reason", "no reason given")
         if done.returncode != 0 and store not in peer.failures:
             peer.failures[store] = f"exit {done.returncode}: {last_line(done.stderr)}"
         elif not any(key[1] == store for key in peer.results) and store not in peer.failures:
             peer.failures[store] = "printed no result"
+
+
+def run_peer(peer: Peer, python: Path, stores: list[str], invocations: int, rounds: int) -> None:
+    arguments = [f"--invocations={invocations}", f"--rounds={rounds}"]
+    run_peer_script(peer, python, peer.script, stores, arguments)
 
 
 def load_workflows() -> Any:

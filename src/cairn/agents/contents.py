@@ -36,14 +36,19 @@ def merge_responses(contents: list[types.Content]) -> list[types.Content]:
     """
     merged: list[types.Content] = []
     for content in contents:
-        previous = merged[-1] if merged else None
-        if previous is not None and _only_responses(previous) and _only_responses(content):
-            merged[-1] = previous.model_copy(
-                update={"parts": [*(previous.parts or []), *(content.parts or [])]}
-            )
-        else:
-            merged.append(content)
+        _append(merged, content)
     return merged
+
+
+def _append(contents: list[types.Content], content: types.Content) -> None:
+    """Append ``content``, merged into the last one if both hold only function responses."""
+    previous = contents[-1] if contents else None
+    if previous is not None and _only_responses(previous) and _only_responses(content):
+        contents[-1] = previous.model_copy(
+            update={"parts": [*(previous.parts or []), *(content.parts or [])]}
+        )
+    else:
+        contents.append(content)
 
 
 def _only_responses(content: types.Content) -> bool:
@@ -157,7 +162,7 @@ def _build(
         if content is not None:
             picked.append(content)
     picked.reverse()
-    return picked, covered
+    return merge_responses(picked), covered
 
 
 @dataclasses.dataclass
@@ -203,7 +208,7 @@ class ContentsCache:
             for event in fresh:
                 content = _pick(event, own, branch, invocation_id, built.covered, isolated)
                 if content is not None:
-                    built.picked.append(content)
+                    _append(built.picked, content)
         else:
             picked, covered = _build(events, agent_name, branch, invocation_id, isolated)
             built = _Built(0, "", picked, covered)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
-from cairn.agents.contents import ContentsCache, merge_responses
+from cairn.agents.contents import ContentsCache
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
@@ -208,18 +208,16 @@ class LlmAgent(BaseAgent):
             request.config.response_mime_type = "application/json"
             request.config.response_json_schema = self.output_schema.model_json_schema()
         session = ctx.session
-        request.contents = merge_responses(
-            self._contents.contents(
-                (session.app_name, session.user_id, session.id),
-                session.events,
-                agent_name=self.name,
-                branch=ctx.branch,
-                # A single_turn agent sees only its invocation (in which it got its request).
-                invocation_id=ctx.invocation_id
-                if self.include_contents == "none" or self.mode == "single_turn" or ctx.isolated
-                else None,
-                isolated=ctx.isolated,
-            )
+        request.contents = self._contents.contents(
+            (session.app_name, session.user_id, session.id),
+            session.events,
+            agent_name=self.name,
+            branch=ctx.branch,
+            # A single_turn agent sees only its invocation (in which it got its request).
+            invocation_id=ctx.invocation_id
+            if self.include_contents == "none" or self.mode == "single_turn" or ctx.isolated
+            else None,
+            isolated=ctx.isolated,
         )
         return request
 
