@@ -1,4 +1,4 @@
-"""The ``cairn`` command line."""
+"""``cairn migrate``: create or upgrade a session store's schema, and say what was done."""
 
 from __future__ import annotations
 
@@ -7,30 +7,14 @@ import sys
 
 import click
 
-from cairn import __version__
+from cairn.cli._errors import EXIT_ERROR
 from cairn.errors import CairnError
 from cairn.sessions.factory import session_service_from_url
 from cairn.sessions.sql.migrate import MigrationReport
 from cairn.sessions.sql.store import SqlSessionStore
 
-EXIT_ERROR = 2
-"""Exit code when cairn refused to act (bad input, unreachable or newer store, ...)."""
 
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="cairn")
-def main() -> None:
-    """cairn: agents whose execution is an append-only event log."""
-
-
-@main.command()
-def info() -> None:
-    """Show the installed version and the everyday imports."""
-    click.echo(f"cairn {__version__}")
-    click.echo("from cairn import Runner, InMemoryRunner, App, BaseAgent, Event, Context")
-
-
-@main.command()
+@click.command()
 @click.option(
     "--store",
     default=None,
@@ -68,7 +52,3 @@ def migrate(store: str | None) -> None:
     click.echo(f"{where}: migrated from {start} to revision {report.to_revision}.")
     for revision in report.applied:
         click.echo(f"  applied {revision}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,23 @@
+"""The ``cairn`` command line: one module per command (``info``, ``migrate``, ``run``)."""
+
+from __future__ import annotations
+
+import click
+
+from cairn import __version__
+from cairn.cli.info import info
+from cairn.cli.migrate import migrate
+from cairn.cli.run import run
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cairn")
+def main() -> None:
+    """cairn: agents whose execution is an append-only event log."""
+
+
+main.add_command(info)
+main.add_command(migrate)
+main.add_command(run)
+
+__all__ = ["main"]

@@ -1,0 +1,240 @@
+"""The conversation ``cairn run`` holds with one session: typed at a prompt, or replayed.
+
+Pending interrupts come first: a session that paused (yesterday, in another
+process) is resumed by answering them, before any new message is asked for.
+"""
+
+from __future__ import annotations
+
+from google.genai import types
+from rich.console import Console
+from rich.text import Text
+from rich.traceback import Traceback
+
+from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.cli._errors import EXIT_AGENT_FAILED, EXIT_ERROR, EXIT_OK, CommandError
+from cairn.cli._prompts import ContinueInvocation, Quit, Reply, Terminal, ask, response_for
+from cairn.cli._render import EventPrinter, compact, print_error, show_interrupt
+from cairn.cli._replay import Answer, AnswerItem, Continue, Say, Turn
+from cairn.errors import CairnError
+from cairn.events.interrupts import Interrupt
+from cairn.runners.runner import Runner
+
+COMMANDS = {
+    "/pending": "list the pending interrupts",
+    "/answer": "answer the pending interrupts, the skipped ones too",
+    "/help": "show these commands",
+    "/quit": "quit (so do an empty line and Ctrl-D); the session stays in the store",
+}
+
+
+def user_message(text: str) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+
+class Chat:
+    """Runs one session's turns through ``runner`` and prints what happens."""
+
+    def __init__(self, runner: Runner, console: Console, *, user_id: str, session_id: str):
+        self.runner, self.console = runner, console
+        self.user_id, self.session_id = user_id, session_id
+        self.printer = EventPrinter(console)
+        self.run_config = RunConfig(streaming_mode=StreamingMode.SSE)
+
+    async def pending(self) -> list[Interrupt]:
+        return await self.runner.list_pending_interrupts(
+            user_id=self.user_id, session_id=self.session_id
+        )
+
+    def show_pending(self, pending: list[Interrupt], *, full: bool = False) -> None:
+        if not pending:
+            self.console.print(Text("no pending interrupts", style="dim"))
+            return
+        self.console.print(Text(f"{len(pending)} pending interrupt(s):", style="yellow"))
+        for interrupt in pending:
+            show_interrupt(self.console, interrupt, full=full)
+
+    async def send(
+        self, message: types.Content | None = None, *, invocation_id: str | None = None
+    ) -> int | None:
+        """Run one invocation and print its events; the exit code of a failure, or None."""
+        try:
+            async for event in self.runner.run_async(
+                user_id=self.user_id,
+                session_id=self.session_id,
+                new_message=message,
+                invocation_id=invocation_id,
+                run_config=self.run_config,
+            ):
+                self.printer.show(event)
+        except CairnError as exc:
+            self.printer.end_line()
+            print_error(self.console, f"error: {exc}")
+            return EXIT_ERROR
+        except Exception as exc:
+            self.printer.end_line()
+            print_error(self.console, f"the agent failed: {type(exc).__name__}: {exc}")
+            trace = Traceback.from_exception(type(exc), exc, exc.__traceback__, max_frames=8)
+            self.console.print(trace)
+            return EXIT_AGENT_FAILED
+        self.printer.end_line()
+        return None
+
+    # -- at the prompt ---------------------------------------------------------------------
+    async def interactive(self, terminal: Terminal) -> int:
+        """Prompt for pending interrupts, then for messages, until the user quits."""
+        skipped: set[str] = set()
+        try:
+            pending = await self.pending()
+            while True:
+                waiting = [i for i in pending if i.id not in skipped]
+                if waiting:
+                    await self._answer(waiting, terminal, skipped)
+                    pending = await self.pending()
+                    continue
+                line = terminal.ask("you> ")
+                if not line:
+                    return EXIT_OK
+                if line in ("/pending", "/answer", "/help"):
+                    pending = await self.pending()
+                    if line == "/pending":
+                        self.show_pending(pending, full=True)
+                    elif line == "/answer":
+                        skipped.clear()
+                        if not pending:
+                            self.show_pending(pending)
+                    else:
+                        self._help()
+                    continue
+                if line.startswith("/") and not line.startswith("//"):
+                    print_error(
+                        self.console,
+                        f"unknown command {line.split()[0]}; /help lists them "
+                        "(start a message with // to send one that begins with /)",
+                    )
+                    continue
+                await self.send(user_message(line.removeprefix("/")))
+                pending = await self.pending()
+        except Quit:
+            return EXIT_OK
+
+    def _help(self) -> None:
+        for command, meaning in COMMANDS.items():
+            self.console.print(Text.assemble(Text(f"  {command:<10}", style="bold"), meaning))
+
+    async def _answer(
+        self, waiting: list[Interrupt], terminal: Terminal, skipped: set[str]
+    ) -> None:
+        """Ask about each interrupt in ``waiting``, then send the answers, one message per
+        invocation (a message answers interrupts of one invocation)."""
+        self.console.print(
+            Text(
+                f"{len(waiting)} pending interrupt(s): answer each, or press Enter to skip it",
+                style="yellow",
+            )
+        )
+        replies: dict[str, list[Reply]] = {}
+        decided: set[str] = set()  # interrupted invocations asked about (one question each)
+        for interrupt in waiting:
+            if interrupt.kind == "interrupted":
+                if interrupt.invocation_id in decided:
+                    continue
+                decided.add(interrupt.invocation_id)
+            show_interrupt(self.console, interrupt)
+            decision = ask(interrupt, terminal)
+            if isinstance(decision, Reply):
+                replies.setdefault(interrupt.invocation_id, []).append(decision)
+            elif isinstance(decision, ContinueInvocation):
+                replies.setdefault(decision.invocation_id, [])
+            elif interrupt.kind == "interrupted":
+                skipped.update(
+                    i.id
+                    for i in waiting
+                    if i.kind == "interrupted" and i.invocation_id == interrupt.invocation_id
+                )
+            else:
+                skipped.add(interrupt.id)
+        for invocation_id, answers in replies.items():
+            if answers:
+                await self.send(types.Content(role="user", parts=[r.part() for r in answers]))
+            else:
+                await self.send(invocation_id=invocation_id)
+
+    # -- from a replay file ------------------------------------------------------------------
+    async def replay(self, turns: list[Turn]) -> int:
+        """Send each turn in order; stop at the first failure, with its exit code.
+
+        Interrupts still pending at the end are listed and left waiting.
+        """
+        pending = await self.pending()
+        if pending:
+            self.show_pending(pending)
+        for turn in turns:
+            if isinstance(turn, Say):
+                self._echo(f"you> {turn.text}")
+                failure = await self.send(user_message(turn.text))
+            elif isinstance(turn, Answer):
+                pending = await self.pending()
+                replies = [self._reply(item, pending) for item in turn.items]
+                for reply in replies:
+                    self._echo(f"answer {reply.interrupt.id}: {compact(reply.response)}")
+                failure = await self.send(
+                    types.Content(role="user", parts=[r.part() for r in replies])
+                )
+            else:
+                invocation_id = self._to_continue(turn, await self.pending())
+                self._echo(f"continue {invocation_id}")
+                failure = await self.send(invocation_id=invocation_id)
+            if failure is not None:
+                return failure
+        pending = await self.pending()
+        if pending:
+            self.show_pending(pending)
+            self.console.print(
+                Text("they stay pending; answer them by continuing this session", style="dim")
+            )
+        return EXIT_OK
+
+    def _echo(self, text: str) -> None:
+        self.console.print(Text(text, style="bold blue"))
+
+    @staticmethod
+    def _reply(item: AnswerItem, pending: list[Interrupt]) -> Reply:
+        answerable = [i for i in pending if i.kind != "interrupted"]
+        if item.id is None:
+            matches = answerable
+            if len(matches) != 1:
+                raise CommandError(
+                    f'the replay answers without an "id", which needs exactly one pending '
+                    f"interrupt; pending: {_ids(answerable)}. Add the id to the answer."
+                )
+        else:
+            matches = [
+                i
+                for i in answerable
+                if item.id in (i.id, i.function_call.id if i.function_call else None)
+            ]
+            if not matches:
+                raise CommandError(
+                    f"the replay answers {item.id!r}, which is not pending; pending: "
+                    f"{_ids(answerable)}. An answer's id is the interrupt's id or the id of "
+                    "the tool call it is about."
+                )
+        interrupt = matches[0]
+        return Reply(interrupt, response_for(interrupt, item.response))
+
+    @staticmethod
+    def _to_continue(turn: Continue, pending: list[Interrupt]) -> str:
+        if turn.invocation_id is not None:
+            return turn.invocation_id
+        stopped = sorted({i.invocation_id for i in pending if i.kind == "interrupted"})
+        if len(stopped) != 1:
+            raise CommandError(
+                f'the replay says {{"continue": true}}, which needs exactly one interrupted '
+                f"invocation; interrupted: {stopped or 'none'}. Name the invocation id instead."
+            )
+        return stopped[0]
+
+
+def _ids(interrupts: list[Interrupt]) -> str:
+    return ", ".join(repr(i.id) for i in interrupts) or "none"

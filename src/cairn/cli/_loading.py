@@ -1,0 +1,149 @@
+"""Load what ``cairn run PATH`` runs: ``root_agent`` or ``app`` from a file or a package.
+
+The code is loaded by path, fresh on every call (a module of the same name
+loaded earlier from the same place is replaced), with the file's directory on
+``sys.path`` so that it can import its neighbours, as ``python file.py`` would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from cairn.agents.base_agent import BaseAgent
+from cairn.apps.app import App
+from cairn.cli._errors import CommandError, NotFoundError
+
+_EXPECTED = (
+    "a module-level `root_agent = Agent(...)` (ADK's convention) or `app = App(name=..., "
+    "root_agent=...)`"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """The agent to run, the App around it if the code defined one, and its default name."""
+
+    agent: BaseAgent
+    app: App | None
+    name: str
+    """The App's name, else the module's (file stem) or package directory's name."""
+
+
+def load_target(path: Path) -> Target:
+    """The ``app`` or ``root_agent`` defined by the Python file or package directory ``path``."""
+    path = path.expanduser().resolve()
+    if not path.exists():
+        raise NotFoundError(
+            f"{path}: no such file or directory. Pass a Python file or a package directory "
+            f"that defines {_EXPECTED}."
+        )
+    if path.is_dir():
+        modules = _load_directory(path)
+    elif path.suffix == ".py":
+        modules = [_load(path.stem, path)]
+    else:
+        raise NotFoundError(
+            f"{path} is not a Python file. Pass a .py file or a package directory that "
+            f"defines {_EXPECTED}."
+        )
+    for module in modules:
+        target = _target_in(module)
+        if target is not None:
+            return target
+    raise NotFoundError(
+        f"{path} defines no agent to run: expected {_EXPECTED}. {_what_was_found(modules)}"
+    )
+
+
+def _load_directory(path: Path) -> list[ModuleType]:
+    """The package (and its ``agent`` submodule, ADK's layout), or a plain dir's ``agent.py``."""
+    init, agent_file = path / "__init__.py", path / "agent.py"
+    if not init.exists():
+        if not agent_file.exists():
+            raise NotFoundError(
+                f"{path} is a directory with neither __init__.py nor agent.py. Pass a Python "
+                f"file, or a package directory (ADK's layout: __init__.py and agent.py) that "
+                f"defines {_EXPECTED}."
+            )
+        return [_load(path.name, agent_file)]
+    package = _load(path.name, init, package_dir=path)
+    modules = [package]
+    submodule = getattr(package, "agent", None)
+    if isinstance(submodule, ModuleType):
+        modules.append(submodule)
+    elif agent_file.exists():
+        modules.append(_import_submodule(package.__name__ + ".agent", agent_file))
+    return modules
+
+
+def _load(stem: str, file: Path, package_dir: Path | None = None) -> ModuleType:
+    name = _module_name(stem, file)
+    for loaded in [n for n in sys.modules if n == name or n.startswith(name + ".")]:
+        del sys.modules[loaded]  # load this path's code fresh, submodules included
+    home = str((package_dir or file).parent)
+    if home not in sys.path:
+        sys.path.insert(0, home)
+    locations = [str(package_dir)] if package_dir is not None else None
+    spec = importlib.util.spec_from_file_location(name, file, submodule_search_locations=locations)
+    if spec is None or spec.loader is None:
+        raise CommandError(f"{file}: Python cannot load this file as a module.")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise _load_failed(file, exc) from exc
+    return module
+
+
+def _import_submodule(name: str, file: Path) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        raise _load_failed(file, exc) from exc
+
+
+def _load_failed(file: Path, exc: Exception) -> CommandError:
+    details = "".join(traceback.format_exception(exc)).rstrip()
+    return CommandError(f"loading {file} failed; fix the error in it:\n{details}")
+
+
+def _module_name(stem: str, file: Path) -> str:
+    """``stem``, unless that names another module already imported (``json``, ``cairn``...)."""
+    existing = sys.modules.get(stem)
+    if existing is None:
+        return stem if stem not in sys.stdlib_module_names else f"cairn_run_{stem}"
+    origin = getattr(existing, "__file__", None)
+    if origin is not None and Path(origin).resolve() == file:
+        return stem
+    return f"cairn_run_{stem}"
+
+
+def _target_in(module: ModuleType) -> Target | None:
+    app = getattr(module, "app", None)
+    if isinstance(app, App):
+        return Target(agent=app.root_agent, app=app, name=app.name)
+    agent = getattr(module, "root_agent", None)
+    if isinstance(agent, BaseAgent):
+        name = module.__name__.removeprefix("cairn_run_").split(".")[0]
+        return Target(agent=agent, app=None, name=name)
+    return None
+
+
+def _what_was_found(modules: list[ModuleType]) -> str:
+    found = [
+        f"{module.__name__}.{attribute} is a {type(getattr(module, attribute)).__name__}"
+        for module in modules
+        for attribute in ("root_agent", "app")
+        if hasattr(module, attribute)
+    ]
+    if not found:
+        return "Neither name is defined."
+    return "Found instead: " + "; ".join(found) + "."

@@ -1,0 +1,156 @@
+"""How ``cairn run`` shows a run: text as it streams, one line per tool call and result,
+errors in red, and each pending interrupt with what it asks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from google.genai import types
+from rich.console import Console
+from rich.json import JSON
+from rich.text import Text
+
+from cairn.events.event import Event
+from cairn.events.interrupts import PROTOCOL_FUNCTIONS, Interrupt
+from cairn.events.request_input import REQUEST_INPUT_FUNCTION
+
+LINE_LIMIT = 120
+"""Longest one-line summary of a tool call, result or node output, in characters."""
+
+_ASKING = PROTOCOL_FUNCTIONS | {REQUEST_INPUT_FUNCTION}
+"""Calls that are questions to the user: shown as pending interrupts after the run."""
+
+
+def compact(value: Any, limit: int = LINE_LIMIT) -> str:
+    """``value`` as one line of JSON (or its text), cut to ``limit`` characters."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except ValueError:  # circular
+            text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def call_summary(call: types.FunctionCall, limit: int = LINE_LIMIT) -> str:
+    """``name(arg=value, ...)``, cut to ``limit`` characters."""
+    args = ", ".join(f"{key}={_argument(value)}" for key, value in (call.args or {}).items())
+    return compact(f"{call.name}({args})", limit)
+
+
+def _argument(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else compact(value)
+
+
+def print_error(console: Console, text: str) -> None:
+    console.print(Text(text, style="bold red"))
+
+
+class EventPrinter:
+    """Prints a run's events as they come; partial text is printed as it streams."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._open_line: str | None = None
+        """The author whose streamed text is on the current, unfinished line."""
+
+    def show(self, event: Event) -> None:
+        if event.partial:
+            self._stream(event)
+            return
+        streamed = self._open_line == event.author
+        self.end_line()
+        parts = event.content.parts if event.content and event.content.parts else []
+        for part in parts:
+            if part.text and not streamed:
+                self._text(event.author, part.text, thought=bool(part.thought))
+            elif part.function_call is not None and part.function_call.name not in _ASKING:
+                self._line("  → ", call_summary(part.function_call), "cyan")
+            elif part.function_response is not None:
+                response = part.function_response
+                if response.name not in _ASKING:
+                    summary = f"{response.name}: {compact(response.response)}"
+                    self._line("  ← ", compact(summary), "green")
+        if event.error_code or event.error_message:
+            problem = ": ".join(p for p in (event.error_code, event.error_message) if p)
+            print_error(self.console, f"  ✗ {event.author}: {problem}")
+        elif event.output is not None and not any(p.text for p in parts):
+            where = event.node_info.path or event.author
+            self._line("  ", f"{where} → {compact(event.output)}", "magenta")
+
+    def end_line(self) -> None:
+        """Finish a line of streamed text, if one is open."""
+        if self._open_line is not None:
+            self.console.print()
+            self._open_line = None
+
+    def _stream(self, event: Event) -> None:
+        parts = event.content.parts if event.content and event.content.parts else []
+        text = "".join(p.text or "" for p in parts if not p.thought)
+        if not text:
+            return
+        if self._open_line != event.author:
+            self.end_line()
+            self.console.print(Text(f"{event.author}: ", style="bold"), end="")
+            self._open_line = event.author
+        self.console.print(Text(text), end="")
+
+    def _text(self, author: str, text: str, *, thought: bool) -> None:
+        label = Text(f"{author}: ", style="bold")
+        body = Text(text, style="dim italic" if thought else "")
+        self.console.print(Text.assemble(label, body))
+
+    def _line(self, prefix: str, text: str, style: str) -> None:
+        self.console.print(Text.assemble(Text(prefix, style="dim"), Text(text, style=style)))
+
+
+def show_interrupt(console: Console, interrupt: Interrupt, *, full: bool = False) -> None:
+    """What ``interrupt`` asks; ``full`` adds the invocation, the answer's function name and
+    the schema of every kind (the prompt shows only an input request's schema)."""
+    where = interrupt.node_path or interrupt.author
+    console.print(
+        Text.assemble(
+            Text("⏸ ", style="yellow"),
+            Text(interrupt.kind, style="bold yellow"),
+            "  ",
+            Text(interrupt.id, style="bold"),
+            Text(f"  ({where})", style="dim"),
+        )
+    )
+    message = interrupt.message
+    if interrupt.kind == "interrupted" and not full:
+        message = (
+            f"invocation {interrupt.invocation_id} stopped in the middle of this call (its "
+            "process died), so whether it took effect is unknown"
+        )
+    if message:
+        _field(console, "asks", Text(message))
+    call = interrupt.function_call
+    if call is not None and interrupt.kind != "input":
+        _field(console, "call", Text(call_summary(call), style="cyan"))
+    if interrupt.payload is not None:
+        _field(console, "payload", _json(interrupt.payload))
+    if interrupt.response_schema is not None and (full or interrupt.kind == "input"):
+        _field(console, "schema", _json(interrupt.response_schema))
+    if full:
+        _field(console, "answer as", Text(f"FunctionResponse(id=..., name={interrupt.name!r})"))
+        _field(console, "invocation", Text(interrupt.invocation_id))
+
+
+def _json(value: Any) -> Text:
+    """``value`` as highlighted JSON: one line if short, else indented."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return JSON(text, indent=None if len(text) <= 200 else 2, highlight=True).text
+
+
+def _field(console: Console, label: str, value: Text) -> None:
+    lines = value.split("\n")
+    if len(lines) == 1:
+        console.print(Text.assemble(Text(f"  {label}: ", style="dim"), value))
+        return
+    console.print(Text(f"  {label}:", style="dim"))
+    for line in lines:
+        console.print(Text.assemble("    ", line))
