@@ -17,6 +17,14 @@ from cairn.agents import (
     ToolContext,
 )
 from cairn.apps import App, EventsCompactionConfig, ResumabilityConfig
+from cairn.auth import (
+    AuthConfig,
+    AuthCredential,
+    AuthCredentialTypes,
+    BaseCredentialService,
+    InMemoryCredentialService,
+    SessionStoreCredentialService,
+)
 from cairn.errors import (
     AlreadyExistsError,
     CairnError,
@@ -68,7 +76,11 @@ __all__ = [
     "AgentTool",
     "AlreadyExistsError",
     "App",
+    "AuthConfig",
+    "AuthCredential",
+    "AuthCredentialTypes",
     "BaseAgent",
+    "BaseCredentialService",
     "BaseLlm",
     "BasePlugin",
     "BaseSessionService",
@@ -86,6 +98,7 @@ __all__ = [
     "EventsCompactionConfig",
     "FunctionTool",
     "GetSessionConfig",
+    "InMemoryCredentialService",
     "InMemoryRunner",
     "InMemorySessionService",
     "Interrupt",
@@ -112,6 +125,7 @@ __all__ = [
     "SessionBusyError",
     "SessionNotFoundError",
     "SessionPage",
+    "SessionStoreCredentialService",
     "SqliteSessionService",
     "StaleSessionError",
     "State",

@@ -18,8 +18,15 @@ from google.genai import types
 from tests.hitl.scenarios import APP, build
 
 from cairn import Event, Interrupt, Runner
+from cairn.auth import (
+    BaseCredentialService,
+    InMemoryCredentialService,
+    SessionStoreCredentialService,
+)
 from cairn.errors import CairnError
+from cairn.sessions import BaseSessionService
 from cairn.sessions.factory import session_service_from_url
+from cairn.sessions.sql.store import SqlSessionStore
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).resolve().parent / "worker.py"
@@ -59,6 +66,13 @@ def message_for(step: dict[str, Any]) -> types.Content | None:
     return None
 
 
+def credential_service_for(store: BaseSessionService) -> BaseCredentialService:
+    """Credentials kept where the sessions are (so a new process finds them)."""
+    if isinstance(store, SqlSessionStore):
+        return SessionStoreCredentialService(store)
+    return InMemoryCredentialService()
+
+
 async def run_step(runner: Runner, step: dict[str, Any], *, echo: bool = False) -> Outcome:
     """One step on ``runner``: a message, answers, a bare continue, or a pending listing."""
     outcome = Outcome()
@@ -95,11 +109,13 @@ class Driver:
             return self._in_new_process(step, env)
         os.environ["CAIRN_HITL_RUNS"] = str(self.runs_file)
         if self._runner is None:
+            store = session_service_from_url(self.store_url)
             self._runner = Runner(
                 app_name=APP,
                 agent=build(self.scenario),
-                session_service=session_service_from_url(self.store_url),
+                session_service=store,
                 auto_create_session=True,
+                credential_service=credential_service_for(store),
             )
         return await run_step(self._runner, step)
 

@@ -20,6 +20,17 @@ from google.genai import types
 from cairn import Agent, AgentTool, FunctionTool, LongRunningFunctionTool, ToolContext
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext
+from cairn.auth import (
+    APIKey,
+    APIKeyIn,
+    AuthConfig,
+    AuthCredential,
+    AuthCredentialTypes,
+    OAuth2,
+    OAuth2Auth,
+    OAuthFlowAuthorizationCode,
+    OAuthFlows,
+)
 from cairn.events.event import Event
 from cairn.models.llm_request import LlmRequest
 from cairn.testing import Call, ScriptedLlm
@@ -276,7 +287,69 @@ def _agent_tool() -> BaseAgent:
     )
 
 
+API_KEY = AuthConfig(auth_scheme=APIKey(in_=APIKeyIn.header, name="X-Api-Key"))
+
+
+async def weather(city: str, tool_context: ToolContext) -> dict[str, Any]:
+    """The weather in a city (needs an API key)."""
+    credential = tool_context.get_auth_response(API_KEY) or await tool_context.load_credential(
+        API_KEY
+    )
+    if credential is None:
+        tool_context.request_credential(API_KEY)
+        return {"status": "waiting for an API key"}
+    ran("weather")
+    return {"city": city, "key_ends": (credential.api_key or "")[-3:]}
+
+
+def oauth_config() -> AuthConfig:
+    """Sign in at the test provider whose address is in CAIRN_HITL_OAUTH."""
+    base = os.environ["CAIRN_HITL_OAUTH"]
+    return AuthConfig(
+        auth_scheme=OAuth2(
+            flows=OAuthFlows(
+                authorization_code=OAuthFlowAuthorizationCode(
+                    authorization_url=f"{base}/authorize?prompt=consent",
+                    token_url=f"{base}/token",
+                    scopes={"calendar.read": "Read your calendar"},
+                )
+            )
+        ),
+        raw_auth_credential=AuthCredential(
+            auth_type=AuthCredentialTypes.OAUTH2,
+            oauth2=OAuth2Auth(
+                client_id="cairn-test-client",
+                client_secret="client-s3cret",
+                redirect_uri="http://127.0.0.1/callback",
+            ),
+        ),
+    )
+
+
+async def calendar(day: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Your calendar for a day (needs you to sign in)."""
+    config = oauth_config()
+    credential = tool_context.get_auth_response(config) or await tool_context.load_credential(
+        config
+    )
+    if credential is None or credential.oauth2 is None:
+        tool_context.request_credential(config)
+        return {"status": "waiting for sign-in"}
+    ran("calendar")
+    return {"day": day, "token": credential.oauth2.access_token}
+
+
+def _credential_key() -> BaseAgent:
+    return Agent(name="clerk", model=caller(Call("weather", city="Paris")), tools=[weather])
+
+
+def _credential_oauth() -> BaseAgent:
+    return Agent(name="clerk", model=caller(Call("calendar", day="monday")), tools=[calendar])
+
+
 SCENARIOS = {
+    "credential_key": _credential_key,
+    "credential_oauth": _credential_oauth,
     "agent_tool": _agent_tool,
     "workflow_agent": _workflow_agent,
     "sub_agent": _sub_agent,

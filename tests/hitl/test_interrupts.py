@@ -3,6 +3,7 @@ process and in a new one; answered work never runs twice."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -190,3 +191,61 @@ async def test_an_agent_used_as_a_tool_asks_for_confirmation(drive, tmp_path: Pa
     assert done.text.startswith('results: {"refunder": {"result": "results: ')
     assert '\\"refunded\\": 50' in done.text
     assert runs(tmp_path / "runs.txt") == {"refund": 1}
+
+
+# -- credentials ---------------------------------------------------------------------------
+def with_credential(interrupt, credential: dict) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """The answer a UI sends: the requested auth config with the credential filled in."""
+    config = dict(interrupt.payload)
+    config["exchangedAuthCredential"] = {
+        **(config.get("exchangedAuthCredential") or {}),
+        **credential,
+    }
+    return config
+
+
+async def test_an_api_key_is_asked_for_once_then_kept(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    driver = drive("credential_key")
+    [interrupt] = (await driver.step({"say": "weather in Paris"})).pending
+    assert interrupt.kind == "credential" and interrupt.name == "adk_request_credential"
+    assert interrupt.function_call.name == "weather"
+    assert interrupt.payload["authScheme"]["name"] == "X-Api-Key"
+    bad = await driver.step({"answer": [[interrupt.id, interrupt.name, {"apiKey": "x"}]]})
+    assert bad.error is not None and bad.error[0] == "InvalidAnswerError"
+    answer = with_credential(interrupt, {"authType": "apiKey", "apiKey": "key-123"})
+    done = await driver.step({"answer": [[interrupt.id, interrupt.name, answer]]})
+    assert done.error is None and done.pending == []
+    assert '"key_ends": "123"' in done.text
+    again = await driver.step({"say": "and tomorrow?"})  # the saved key is used, not asked for
+    assert again.pending == [] and '"key_ends": "123"' in again.text
+    assert runs(tmp_path / "runs.txt") == {"weather": 2}
+
+
+@pytest.fixture
+def oauth_provider():  # type: ignore[no-untyped-def]
+    from tests.auth.token_server import FakeProvider
+
+    with FakeProvider().running() as provider:
+        os.environ["CAIRN_HITL_OAUTH"] = provider.base_url
+        yield provider
+        os.environ.pop("CAIRN_HITL_OAUTH", None)
+
+
+async def test_oauth2_sign_in_exchanges_the_code_and_keeps_the_token(  # type: ignore[no-untyped-def]
+    drive, oauth_provider, tmp_path: Path
+) -> None:
+    driver = drive("credential_oauth")
+    [interrupt] = (await driver.step({"say": "what is on monday?"})).pending
+    auth_uri = interrupt.payload["exchangedAuthCredential"]["oauth2"]["authUri"]
+    assert auth_uri in interrupt.message
+    redirected = oauth_provider.authorize(auth_uri)  # the user signs in; the browser lands here
+    answer = with_credential(interrupt, {"oauth2": {"authResponseUri": redirected}})
+    done = await driver.step({"answer": [[interrupt.id, interrupt.name, answer]]})
+    assert done.error is None and done.pending == []
+    assert '"token": "at-' in done.text
+    [exchange] = oauth_provider.requests
+    assert exchange.form["grant_type"] == "authorization_code" and exchange.form["code_verifier"]
+    again = await driver.step({"say": "and tuesday?"})
+    assert again.pending == [] and '"token": "at-' in again.text
+    assert len(oauth_provider.requests) == 1  # the kept token was used: no new sign-in
+    assert runs(tmp_path / "runs.txt") == {"calendar": 2}

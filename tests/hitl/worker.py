@@ -16,7 +16,7 @@ if os.environ.get("CAIRN_HITL_CLOCK_SHIFT"):  # a simulated clock: this process 
     _real_time, _shift = time.time, float(os.environ["CAIRN_HITL_CLOCK_SHIFT"])
     time.time = lambda: _real_time() + _shift
 
-from tests.hitl.driver import run_step
+from tests.hitl.driver import credential_service_for, run_step
 from tests.hitl.scenarios import APP, build
 
 from cairn import Runner
@@ -30,6 +30,7 @@ async def main(store_url: str, scenario: str, step: str) -> None:
         agent=build(scenario),
         session_service=store,
         auto_create_session=True,
+        credential_service=credential_service_for(store),
         # A crash test's killed process holds the session's lease until it expires.
         session_lease_ttl=float(os.environ.get("CAIRN_HITL_TTL", "30")),
         session_busy_timeout=float(os.environ.get("CAIRN_HITL_WAIT", "0")),

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from cairn.auth.auth_credential import AuthCredential
+from cairn.auth.auth_tool import AuthConfig
 from cairn.events.event_actions import EventActions, ToolConfirmation
 from cairn.sessions.session import Session
 from cairn.sessions.state import State
@@ -33,6 +35,7 @@ class Context:
         node_path: str = "",
         attempt_count: int = 1,
         resume_inputs: dict[str, Any] | None = None,
+        auth_responses: dict[str, AuthCredential] | None = None,
     ) -> None:
         self._invocation_context = invocation_context
         self._event_actions = event_actions if event_actions is not None else EventActions()
@@ -44,6 +47,7 @@ class Context:
         """1 on a node's first attempt, 2 on its first retry, ..."""
         self.resume_inputs = resume_inputs or {}
         """Answers to this node's input requests, by interrupt id (when it reruns on resume)."""
+        self._auth_responses = auth_responses or {}
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
 
     @property
@@ -122,6 +126,49 @@ class Context:
         self.actions.requested_tool_confirmations[self._function_call_id] = ToolConfirmation(
             hint=hint or "", payload=payload
         )
+
+    # -- credentials --------------------------------------------------------------------------
+    def request_credential(self, auth_config: AuthConfig) -> None:
+        """Pause this tool call until the user supplies the credential ``auth_config`` needs.
+
+        The tool should return after calling this. The request is an
+        ``adk_request_credential`` interrupt (for OAuth2 it carries the
+        ``auth_uri`` to send the user to); when the answer arrives, cairn
+        completes it (exchanging an OAuth2 code for tokens), saves it with the
+        Runner's ``credential_service`` if there is one, and runs the tool again:
+        ``get_auth_response(auth_config)`` then returns the credential.
+        """
+        if self._function_call_id is None:
+            raise ValueError(
+                "request_credential() pauses a tool call, so it works only in a tool's "
+                "context (this context serves no function call)"
+            )
+        self.actions.requested_auth_configs[self._function_call_id] = auth_config
+
+    def get_auth_response(self, auth_config: AuthConfig) -> AuthCredential | None:
+        """The credential the user supplied for ``auth_config`` in answer to this call's
+        request (None before that)."""
+        return self._auth_responses.get(auth_config.key)
+
+    async def load_credential(self, auth_config: AuthConfig) -> AuthCredential | None:
+        """The credential saved for ``auth_config`` for this app and user (refreshed if it
+        expired and can be), from the Runner's ``credential_service``; None without one."""
+        service = self._invocation_context.credential_service
+        if service is None:
+            return None
+        found: AuthCredential | None = await service.load_credential(auth_config, self)
+        return found
+
+    async def save_credential(self, auth_config: AuthConfig) -> None:
+        """Keep ``auth_config.exchanged_auth_credential`` for this app and user."""
+        service = self._invocation_context.credential_service
+        if service is None:
+            raise ValueError(
+                "save_credential() needs a credential service: give the Runner "
+                "credential_service=InMemoryCredentialService() or "
+                "SessionStoreCredentialService(session_service)"
+            )
+        await service.save_credential(auth_config, self)
 
     @property
     def end_invocation(self) -> bool:

@@ -28,11 +28,20 @@ from google.genai import types
 import cairn.telemetry as telemetry
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
+from cairn.auth import (
+    AuthConfig,
+    AuthCredential,
+    CredentialError,
+    accept_auth_response,
+    authorization_request,
+    complete_credential,
+)
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions, ToolConfirmation
 from cairn.events.interrupts import (
     PROTOCOL_FUNCTIONS,
     REQUEST_CONFIRMATION_FUNCTION,
+    REQUEST_CREDENTIAL_FUNCTION,
     RESOLVE_IN_DOUBT_FUNCTION,
     Interrupt,
     describe,
@@ -68,18 +77,26 @@ async def run_calls(
     tools: list[BaseTool],
     *,
     confirmations: dict[str, ToolConfirmation] | None = None,
+    credentials: dict[str, dict[str, AuthCredential]] | None = None,
     given: dict[str, Any] | None = None,
 ) -> TurnResult:
     """Run ``calls`` concurrently (``given`` results are used instead of running).
 
-    ``confirmations`` carries a human's answer for calls that asked for one.
+    ``confirmations`` carries a human's answer for calls that asked for one,
+    ``credentials`` the credentials users supplied (by call id, then credential key).
     """
     confirmations = confirmations or {}
+    credentials = credentials or {}
     given = given or {}
     by_name = {tool.name: tool for tool in tools}
     to_run = [call for call in calls if call.id not in given]
     contexts = [
-        Context(ctx, function_call_id=call.id, tool_confirmation=confirmations.get(call.id or ""))
+        Context(
+            ctx,
+            function_call_id=call.id,
+            tool_confirmation=confirmations.get(call.id or ""),
+            auth_responses=credentials.get(call.id or ""),
+        )
         for call in to_run
     ]
     outcomes = await asyncio.gather(
@@ -108,6 +125,8 @@ async def run_calls(
     }
     asked_for = dict(actions.requested_tool_confirmations)
     actions.requested_tool_confirmations = {}
+    asked_auth = dict(actions.requested_auth_configs)
+    actions.requested_auth_configs = {}
     events: list[Event] = []
     if parts or actions.state_delta:
         events.append(
@@ -132,6 +151,20 @@ async def run_calls(
             ],
         )
         request.actions.requested_tool_confirmations = asked_for
+        events.append(request)
+    if asked_auth:
+        by_id = {call.id: call for call in calls}
+        request = _interrupt_event(
+            agent,
+            ctx,
+            REQUEST_CREDENTIAL_FUNCTION,
+            [
+                (by_id[call_id], _credential_request(by_id[call_id], config))
+                for call_id, config in asked_auth.items()
+                if call_id in by_id
+            ],
+        )
+        request.actions.requested_auth_configs = asked_auth
         events.append(request)
     return TurnResult(events, pending)
 
@@ -190,6 +223,8 @@ async def _run_one(
         return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
     if call.id in context.actions.requested_tool_confirmations:
         return _PENDING  # the tool asked for a confirmation itself
+    if call.id in context.actions.requested_auth_configs:
+        return _PENDING  # the tool asked for a credential
     if result is None and tool.is_long_running:
         return _PENDING
     replaced = await first_answer(
@@ -271,6 +306,7 @@ async def settle(
     """Finish what the answers allow of a resumed turn; ask about calls found in doubt."""
     by_name = {tool.name: tool for tool in tools}
     confirmations: dict[str, ToolConfirmation] = {}
+    credentials: dict[str, dict[str, AuthCredential]] = {}
     given: dict[str, Any] = {}
     runnable: list[types.FunctionCall] = []
     in_doubt: list[types.FunctionCall] = []
@@ -292,6 +328,14 @@ async def settle(
                     payload=answer.get("payload"),
                 )
                 runnable.append(call)
+            elif interrupt.kind == "credential":
+                outcome = await _obtain_credential(ctx, interrupt, answer)
+                if isinstance(outcome, AuthConfig):
+                    assert outcome.exchanged_auth_credential is not None
+                    credentials[call_id] = {outcome.key: outcome.exchanged_auth_credential}
+                    runnable.append(call)
+                else:
+                    given[call_id] = outcome
             elif interrupt.kind == "in_doubt":
                 if answer.get("rerun") is True:
                     runnable.append(call)
@@ -313,6 +357,7 @@ async def settle(
             runnable + [c for c in turn.calls if c.id in given],
             tools,
             confirmations=confirmations,
+            credentials=credentials,
             given=given,
         )
     if in_doubt:
@@ -338,6 +383,38 @@ async def settle(
         )
     result.pending |= waiting | {call.id or "" for call in in_doubt}
     return result
+
+
+async def _obtain_credential(
+    ctx: InvocationContext, interrupt: Interrupt, answer: Any
+) -> AuthConfig | dict[str, Any]:
+    """The requested config with the user's credential completed (an OAuth2 code exchanged
+    for tokens) and saved, or an error result for the model if that failed."""
+    requested = AuthConfig.model_validate(interrupt.args.get("authConfig") or {})
+    try:
+        answered = accept_auth_response(requested, answer)
+        credential = await complete_credential(answered)
+    except CredentialError as error:
+        return {"error": f"the credential could not be obtained: {error}"}
+    completed = answered.model_copy(update={"exchanged_auth_credential": credential})
+    if ctx.credential_service is not None:
+        await ctx.credential_service.save_credential(completed, Context(ctx))
+    return completed
+
+
+def _credential_request(call: types.FunctionCall, config: Any) -> dict[str, Any]:
+    """The arguments of a credential request: ADK's (functionCallId, authConfig) and a message."""
+    auth_config = config if isinstance(config, AuthConfig) else AuthConfig.model_validate(config)
+    asked = authorization_request(auth_config)
+    where = ""
+    oauth2 = asked.exchanged_auth_credential.oauth2 if asked.exchanged_auth_credential else None
+    if oauth2 is not None and oauth2.auth_uri:
+        where = f" Send the user to {oauth2.auth_uri} and answer with the URL it redirects to."
+    return {
+        "functionCallId": call.id,
+        "authConfig": asked.model_dump(by_alias=True, exclude_none=True, mode="json"),
+        "message": f"The call {call.name}(...) needs a credential ({asked.key}).{where}",
+    }
 
 
 # -- helpers --------------------------------------------------------------------------------

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from google.genai import types
+from pydantic import ValidationError
 
+from cairn.auth import AuthConfig, CredentialError, accept_auth_response
 from cairn.errors import InterruptNotPendingError, InvalidAnswerError
 from cairn.events.event import Event
 from cairn.events.interrupts import (
@@ -149,7 +151,14 @@ def shape_problem(interrupt: Interrupt, response: Any) -> str | None:
                 f'{{"result": ...}} to record what it returned; got {response!r}'
             )
         return _other_call(interrupt, response)
-    if interrupt.kind == "credential" and not isinstance(response, dict):
+    if interrupt.kind == "credential" and isinstance(response, dict):
+        try:
+            requested = AuthConfig.model_validate(interrupt.args.get("authConfig") or {})
+            accept_auth_response(requested, response)
+        except (CredentialError, ValidationError) as error:
+            return f"it is not a usable answer to the credential request: {error}"
+        return None
+    if interrupt.kind == "credential":
         return (
             f"a credential request is answered with its auth config (an object); got {response!r}"
         )

@@ -8,11 +8,15 @@
 - ``cairn_state``: one row per state key and scope (``a`` app, ``u`` user,
   ``s`` session), so an append writes only the keys it changes.
 - ``cairn_leases``: which invocation holds a session, until when.
+- ``cairn_credentials``: tools' credentials per app, user and credential key
+  (``cairn.auth``), as versioned JSON text, encrypted if the service has a key.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -25,9 +29,12 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
 from sqlalchemy.dialects import mysql, postgresql
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeEngine
 
 KEY_LENGTH = 128
 """Longest app name, user id, session id, event id and invocation id, in characters."""
@@ -98,6 +105,48 @@ leases = Table(
     Column("expires_at", Double, nullable=False),
 )
 
+CREDENTIAL_KEY_LENGTH = 255
+"""Longest credential key, in characters."""
+
+
+class _Utf8Varbinary(mysql.VARBINARY):
+    """VARBINARY bound as text: MySQL/MariaDB store the text's UTF-8 bytes and compare them
+    exactly (bytes would do too, but aiomysql cannot send them)."""
+
+    def bind_processor(self, dialect: Dialect) -> None:
+        return None
+
+
+class ExactKey(TypeDecorator[str]):
+    """A key column compared exactly. MySQL/MariaDB collations ignore case and trailing
+    spaces, so there it is VARBINARY (``length`` characters of UTF-8)."""
+
+    impl = String
+    cache_ok = True
+
+    def __init__(self, length: int) -> None:
+        super().__init__(length)
+        self.length = length
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name in ("mysql", "mariadb"):
+            return dialect.type_descriptor(_Utf8Varbinary(4 * self.length))
+        return dialect.type_descriptor(String(self.length))
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> str | None:
+        return value.decode() if isinstance(value, bytes) else value
+
+
+credentials = Table(
+    "cairn_credentials",
+    metadata,
+    Column("app_name", ExactKey(KEY_LENGTH), primary_key=True),
+    Column("user_id", ExactKey(KEY_LENGTH), primary_key=True),
+    Column("credential_key", ExactKey(CREDENTIAL_KEY_LENGTH), primary_key=True),
+    Column("credential", LongText, nullable=False),
+    Column("update_time", Double, nullable=False),
+)
+
 VERSION_TABLE = "cairn_alembic_version"
 
-TABLES = {table.name: table for table in (sessions, events, state, leases)}
+TABLES = {table.name: table for table in (sessions, events, state, leases, credentials)}

@@ -1,0 +1,103 @@
+"""Credentials for tools: auth schemes, credentials, OAuth2, and where they are kept.
+
+A tool describes what it needs with an ``AuthConfig`` (an OpenAPI-style
+``auth_scheme`` plus what it was configured with). ``authorization_request``
+prepares what a user is asked; ``complete_credential`` turns the answer into
+a usable ``AuthCredential``; a credential service keeps it per app and user.
+"""
+
+from cairn.auth.auth_credential import (
+    AuthCredential,
+    AuthCredentialTypes,
+    HttpAuth,
+    HttpCredentials,
+    OAuth2Auth,
+)
+from cairn.auth.auth_schemes import (
+    APIKey,
+    APIKeyIn,
+    AuthScheme,
+    HTTPBase,
+    HTTPBearer,
+    OAuth2,
+    OAuthFlowAuthorizationCode,
+    OAuthFlowClientCredentials,
+    OAuthFlows,
+    OpenIdConnectWithConfig,
+)
+from cairn.auth.auth_tool import AuthConfig, AuthToolArguments, derive_credential_key
+from cairn.auth.credential_completion import (
+    accept_auth_response,
+    check_credential,
+    complete_credential,
+)
+from cairn.auth.credential_service import (
+    BaseCredentialService,
+    CallbackContextLike,
+    EncryptionKey,
+    InMemoryCredentialService,
+    SessionStoreCredentialService,
+    new_encryption_key,
+)
+from cairn.auth.errors import (
+    CredentialDecryptionError,
+    CredentialError,
+    CredentialExchangeError,
+    CredentialFormatError,
+    CredentialRefreshError,
+    InvalidCredentialError,
+    InvalidEncryptionKeyError,
+)
+from cairn.auth.oauth2 import (
+    EXPIRY_SKEW_SECONDS,
+    authorization_request,
+    client_credentials_token,
+    exchange,
+    is_expired,
+    refresh,
+    uses_oauth2,
+)
+
+__all__ = [
+    "EXPIRY_SKEW_SECONDS",
+    "APIKey",
+    "APIKeyIn",
+    "AuthConfig",
+    "AuthCredential",
+    "AuthCredentialTypes",
+    "AuthScheme",
+    "AuthToolArguments",
+    "BaseCredentialService",
+    "CallbackContextLike",
+    "CredentialDecryptionError",
+    "CredentialError",
+    "CredentialExchangeError",
+    "CredentialFormatError",
+    "CredentialRefreshError",
+    "EncryptionKey",
+    "HTTPBase",
+    "HTTPBearer",
+    "HttpAuth",
+    "HttpCredentials",
+    "InMemoryCredentialService",
+    "InvalidCredentialError",
+    "InvalidEncryptionKeyError",
+    "OAuth2",
+    "OAuth2Auth",
+    "OAuthFlowAuthorizationCode",
+    "OAuthFlowClientCredentials",
+    "OAuthFlows",
+    "OpenIdConnectWithConfig",
+    "SessionStoreCredentialService",
+    "accept_auth_response",
+    "authorization_request",
+    "check_credential",
+    "client_credentials_token",
+    "complete_credential",
+    "derive_credential_key",
+    "exchange",
+    "is_expired",
+    "new_encryption_key",
+    "refresh",
+    "uses_oauth2",
+]
