@@ -86,7 +86,7 @@ def install_sqlite_settings(
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        _set_wal(cursor, busy_timeout)
         cursor.execute(f"PRAGMA synchronous = {synchronous}")
         cursor.close()
 
@@ -98,6 +98,21 @@ def install_sqlite_settings(
         connection.exec_driver_sql(
             connection.get_execution_options().get("cairn_begin", "BEGIN IMMEDIATE")
         )
+
+
+def _set_wal(cursor: Any, busy_timeout: float) -> None:
+    """Switch to WAL. Changing the journal mode does not wait on the busy handler when
+    another connection is opening the same new file at that moment, so retry until
+    ``busy_timeout`` runs out."""
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except Exception as exc:  # sqlite3.OperationalError, under any driver's name
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 def _driver_error_code(exc: DBAPIError) -> Any:
