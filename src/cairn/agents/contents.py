@@ -150,17 +150,32 @@ def _build(
     covered: list[tuple[float, float]] = []
     picked: list[types.Content] = []
     own = ("user", agent_name)
+    everything_before: float | None = None
+    """The end of a summary that covers the history from its start: older events are done."""
+    waiting: list[tuple[float, types.Content]] = []
+    """Summaries not placed yet: each goes where the events it covers were (before the
+    events that came after them, even those logged before the summary itself)."""
     for event in reversed(events):
         compaction = event.actions.compaction
         if compaction is not None:
+            if any(start <= event.timestamp <= end for start, end in covered):
+                continue  # a newer summary folded this one in
             covered.append((compaction.start_timestamp, compaction.end_timestamp))
             summary = _summary(compaction)
             if summary is not None:
-                picked.append(summary)
+                waiting.append((compaction.end_timestamp, summary))
+            if events and compaction.start_timestamp <= events[0].timestamp:
+                everything_before = compaction.end_timestamp
             continue
+        while waiting and event.timestamp <= max(end for end, _ in waiting):
+            latest = max(range(len(waiting)), key=lambda i: waiting[i][0])
+            picked.append(waiting.pop(latest)[1])
+        if everything_before is not None and event.timestamp <= everything_before:
+            break
         content = _pick(event, own, branch, invocation_id, covered, isolated)
         if content is not None:
             picked.append(content)
+    picked.extend(summary for _, summary in sorted(waiting, reverse=True))
     picked.reverse()
     return merge_responses(picked), covered
 

@@ -18,6 +18,8 @@ from cairn.agents.llm_agent import LlmAgent
 from cairn.agents.routing import find_agent_to_run
 from cairn.agents.run_config import RunConfig
 from cairn.apps.app import App
+from cairn.apps.llm_event_summarizer import LlmEventSummarizer
+from cairn.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from cairn.errors import (
     InvocationInterruptedError,
     InvocationNotFoundError,
@@ -34,6 +36,7 @@ from cairn.events.interrupts import (
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
 from cairn.runners._answers import check_answers, responses_in
+from cairn.runners._compaction import compact
 from cairn.runners._history_cache import HistoryCache
 from cairn.runners._session_lease import hold_session, lease_holder
 from cairn.sessions.base_session_service import BaseSessionService
@@ -284,6 +287,29 @@ class Runner:
                 async for event in driven:
                     yield event
             await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
+            if window is None:  # the whole history is loaded: compact it if a summary is due
+                await self._maybe_compact(ctx)
+
+    async def _maybe_compact(self, ctx: InvocationContext) -> None:
+        """Append a summary of old history when the app's compaction config says so.
+
+        The summary event is stored (not yielded): prompts then show it instead of
+        the events it covers, which stay in the log.
+        """
+        config = self.app.events_compaction_config if self.app is not None else None
+        if config is None:
+            return
+        summarizer = config.summarizer
+        if summarizer is None:
+            if not isinstance(self.agent, LlmAgent):
+                raise ValueError(
+                    "EventsCompactionConfig needs summarizer=LlmEventSummarizer(llm=...) "
+                    "when the root agent is not an LlmAgent"
+                )
+            summarizer = LlmEventSummarizer(self.agent.canonical_model)
+        event = await compact(config, summarizer, ctx.session.events)
+        if event is not None:
+            await self.session_service.append_event(ctx.session, event)
 
     async def list_pending_interrupts(self, *, user_id: str, session_id: str) -> list[Interrupt]:
         """The session's interrupts that wait for an answer, oldest first.
@@ -435,6 +461,7 @@ class InMemoryRunner(Runner):
             agent=agent,
             plugins=plugins,
             session_service=InMemorySessionService(),
+            artifact_service=InMemoryArtifactService(),
             plugin_close_timeout=plugin_close_timeout,
         )
 

@@ -1,0 +1,94 @@
+"""Summaries of old history (compaction): the interface and a model-backed summarizer."""
+
+from __future__ import annotations
+
+import abc
+import json
+from collections.abc import Sequence
+
+from google.genai import types
+
+from cairn.events.event import Event
+from cairn.events.event_actions import EventActions, EventCompaction
+from cairn.models.base_llm import BaseLlm
+from cairn.models.llm_request import LlmRequest
+
+DEFAULT_PROMPT = (
+    "Summarise the conversation below so that an assistant can carry on from the summary "
+    "alone. Keep the user's facts, preferences, decisions, open questions and every result a "
+    "tool returned that may matter later; drop small talk. Write plain prose.\n\n"
+    "{conversation}"
+)
+
+
+class BaseEventsSummarizer(abc.ABC):
+    """Turns a run of events into one compaction event (or None to skip this time)."""
+
+    @abc.abstractmethod
+    async def maybe_summarize_events(self, *, events: Sequence[Event]) -> Event | None:
+        """A ``user``-authored event whose ``actions.compaction`` covers ``events``."""
+
+
+class LlmEventSummarizer(BaseEventsSummarizer):
+    """Asks ``llm`` for a summary of the events, using ``prompt_template``
+    (``{conversation}`` is replaced by the events as text)."""
+
+    def __init__(self, llm: BaseLlm, prompt_template: str | None = None) -> None:
+        self.llm = llm
+        self.prompt_template = prompt_template or DEFAULT_PROMPT
+        if "{conversation}" not in self.prompt_template:
+            raise ValueError(
+                "prompt_template must contain {conversation}, where the events are inserted"
+            )
+
+    async def maybe_summarize_events(self, *, events: Sequence[Event]) -> Event | None:
+        if not events:
+            return None
+        conversation = "\n".join(line for event in events for line in as_lines(event))
+        prompt = self.prompt_template.replace("{conversation}", conversation)
+        request = LlmRequest(
+            model=self.llm.model,
+            contents=[types.Content(role="user", parts=[types.Part(text=prompt)])],
+        )
+        text = ""
+        async for response in self.llm.generate_content_async(request, False):
+            if response.partial or response.content is None:
+                continue
+            text = "".join(p.text or "" for p in response.content.parts or [] if not p.thought)
+        if not text:
+            return None
+        return compaction_event(events, text)
+
+
+def compaction_event(events: Sequence[Event], summary: str) -> Event:
+    """The event recording that ``summary`` stands for ``events`` in prompts."""
+    return Event(
+        author="user",
+        invocation_id=events[-1].invocation_id,
+        actions=EventActions(
+            compaction=EventCompaction(
+                start_timestamp=events[0].timestamp,
+                end_timestamp=events[-1].timestamp,
+                compacted_content=types.Content(role="model", parts=[types.Part(text=summary)]),
+            )
+        ),
+    )
+
+
+def as_lines(event: Event) -> list[str]:
+    """An event as conversation lines (a summary event as its summary)."""
+    compaction = event.actions.compaction
+    if compaction is not None:
+        parts = compaction.compacted_content.parts if compaction.compacted_content else None
+        return [f"(summary of earlier conversation) {''.join(p.text or '' for p in parts or [])}"]
+    lines = []
+    for part in event.content.parts if event.content and event.content.parts else []:
+        if part.text and not part.thought:
+            lines.append(f"{event.author}: {part.text}")
+        elif part.function_call:
+            args = json.dumps(part.function_call.args or {}, ensure_ascii=False)
+            lines.append(f"{event.author} called {part.function_call.name}({args})")
+        elif part.function_response:
+            result = json.dumps(part.function_response.response or {}, ensure_ascii=False)
+            lines.append(f"{part.function_response.name} returned {result}")
+    return lines
