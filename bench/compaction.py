@@ -1,0 +1,95 @@
+"""The cost of a turn as a conversation grows, with compaction on.
+
+    python bench/compaction.py [--turns 5000] [--interval 20] [--overlap 4]
+
+One session, an LlmAgent on a zero-latency scripted model, the app compacting
+every ``--interval`` invocations (keeping ``--overlap`` verbatim). Prints the
+median time to build the model request (``LlmAgent._build_request``: state,
+instructions, tools, the prompt contents from the history) and of the whole turn
+around turn 10 and over the last turns, their ratios (goal: flat, <= 1.5x), and
+the prompt size at both points. Measures and prints; asserts no timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from typing import Any
+
+from google.genai import types
+
+from cairn import App, InMemorySessionService, LlmAgent, Runner
+from cairn.apps import EventsCompactionConfig, LlmEventSummarizer
+from cairn.testing import ScriptedLlm
+
+BUILD_TIMES: list[float] = []
+
+
+class TimedAgent(LlmAgent):
+    """An LlmAgent that records how long building each model request took."""
+
+    async def _build_request(self, ctx: Any, tools: Any) -> Any:
+        started = time.perf_counter()
+        request = await super()._build_request(ctx, tools)
+        BUILD_TIMES.append(time.perf_counter() - started)
+        return request
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=5000)
+    parser.add_argument("--interval", type=int, default=20)
+    parser.add_argument("--overlap", type=int, default=4)
+    args = parser.parse_args()
+    chat = ScriptedLlm(respond=lambda request: f"reply to {len(request.contents)} contents")
+    summaries = ScriptedLlm(respond=lambda request: "The user is chatting about numbers.")
+    config = EventsCompactionConfig(
+        compaction_interval=args.interval,
+        overlap_size=args.overlap,
+        summarizer=LlmEventSummarizer(summaries),
+    )
+    agent = TimedAgent(name="pal", model=chat, instruction="Be brief.")
+    store = InMemorySessionService()
+    runner = Runner(
+        app=App(name="bench", root_agent=agent, events_compaction_config=config),
+        session_service=store,
+    )
+    await store.create_session(app_name="bench", user_id="u", session_id="s")
+    turn_times: list[float] = []
+    sizes: list[int] = []
+    for turn in range(args.turns):
+        message = types.Content(role="user", parts=[types.Part(text=f"number {turn}")])
+        started = time.perf_counter()
+        async for _ in runner.run_async(user_id="u", session_id="s", new_message=message):
+            pass
+        turn_times.append(time.perf_counter() - started)
+        sizes.append(len(chat.requests[-1].contents))
+        chat.requests.clear()  # a real model keeps nothing; ScriptedLlm would keep every request
+        summaries.requests.clear()
+    window = 2 * args.interval  # a whole compaction cycle on each side, so a median is fair
+    early = slice(10, 10 + window)
+    late = slice(args.turns - window, args.turns)
+    session = await store.get_session(app_name="bench", user_id="u", session_id="s")
+    assert session is not None
+    print(
+        f"cairn compaction benchmark; Python {sys.version.split()[0]}; {args.turns} turns, "
+        f"compaction every {args.interval} invocations keeping {args.overlap}; "
+        f"{len(session.events)} events in the log"
+    )
+    for name, values in (("build the model request", BUILD_TIMES), ("whole turn", turn_times)):
+        first, last = statistics.median(values[early]), statistics.median(values[late])
+        print(
+            f"  {name:>24}: turn 10 {first * 1000:.3f} ms, turn {args.turns} "
+            f"{last * 1000:.3f} ms ({last / first:.2f}x, goal <= 1.5x)"
+        )
+    print(
+        f"  {'prompt contents':>24}: turn 10 up to {max(sizes[early])}, "
+        f"turn {args.turns} up to {max(sizes[late])}"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
