@@ -1,0 +1,35 @@
+"""Memory in a dict: keyword search, for trying things out and for tests."""
+
+from __future__ import annotations
+
+from cairn.memory._text import MemoryRow, words
+from cairn.memory.base_memory_service import BaseMemoryService
+
+
+class InMemoryMemoryService(BaseMemoryService):
+    """Memories kept in this process; a search matches whole words, case-insensitively.
+
+    Memories that contain more of the query's words come first, then newer
+    ones. Nothing survives the process: use ``SqliteMemoryService`` or
+    ``PostgresMemoryService`` to keep them.
+    """
+
+    def __init__(self, *, max_results: int = 20) -> None:
+        super().__init__(max_results=max_results)
+        self._rows: dict[tuple[str, str], dict[str, tuple[MemoryRow, frozenset[str]]]] = {}
+
+    async def _add(self, app_name: str, user_id: str, rows: list[MemoryRow]) -> None:
+        kept = self._rows.setdefault((app_name, user_id), {})
+        for row in rows:
+            if row.event_id not in kept:
+                kept[row.event_id] = (row, frozenset(words(row.text)))
+
+    async def _search(self, app_name: str, user_id: str, query_words: list[str]) -> list[MemoryRow]:
+        wanted = set(query_words)
+        scored = []
+        for row, row_words in self._rows.get((app_name, user_id), {}).values():
+            hits = len(wanted & row_words)
+            if hits:
+                scored.append((hits, row.timestamp, row))
+        scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        return [row for _hits, _timestamp, row in scored[: self.max_results]]

@@ -1,0 +1,59 @@
+"""``preload_memory``: memories relevant to the user's message, put in the instructions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.memory._text import content_text
+from cairn.memory.memory_entry import MemoryEntry
+from cairn.models.llm_request import LlmRequest
+from cairn.tools.base_tool import BaseTool
+from cairn.tools.load_memory_tool import memory_service_of
+
+
+def past_conversations(memories: list[MemoryEntry]) -> str:
+    """The memories as an instruction paragraph, one ``time author: text`` line each."""
+    lines = []
+    for memory in memories:
+        text = content_text(memory.content).strip()
+        prefix = f"[{memory.timestamp}] " if memory.timestamp else ""
+        lines.append(f"{prefix}{memory.author or 'unknown'}: {text}")
+    return (
+        "The following is from your previous conversations with the user; it may help to "
+        "answer the user's current message.\n<PAST_CONVERSATIONS>\n"
+        + "\n".join(lines)
+        + "\n</PAST_CONVERSATIONS>"
+    )
+
+
+class PreloadMemoryTool(BaseTool):
+    """Before each model call, searches memory for the user's message and adds what it finds.
+
+    The model never calls it (it has no declaration); the memories arrive in
+    the system instruction, between ``<PAST_CONVERSATIONS>`` tags.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            name="preload_memory",
+            description="Adds memories relevant to the user's message to the instructions.",
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        raise RuntimeError("preload_memory is not called by the model; it only adds instructions")
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
+        query = content_text(tool_context.user_content)
+        if not query.strip():
+            return
+        session = tool_context.session
+        found = await memory_service_of(tool_context, "preload_memory").search_memory(
+            app_name=session.app_name, user_id=session.user_id, query=query
+        )
+        if found.memories:
+            llm_request.append_instructions([past_conversations(found.memories)])
+
+
+preload_memory = PreloadMemoryTool()
+"""The tool to give an agent: ``Agent(..., tools=[preload_memory])``."""
+preload_memory_tool = preload_memory
