@@ -59,7 +59,7 @@ async def test_a_revision_0001_database_gains_credentials_in_place(
         store = open_store(kind, url)
         try:
             report = await store.migrate()
-            assert (report.from_revision, report.applied) == ("0001", ["0002"])
+            assert (report.from_revision, report.applied[:1]) == ("0001", ["0002"])
             assert report.to_revision == head_revision()
             session = await store.get_session(app_name="app", user_id="ann", session_id="s1")
             assert session is not None and session.state == {"user:city": "Oslo"}

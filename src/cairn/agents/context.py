@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from cairn.artifacts.errors import ArtifactServiceMissingError
 from cairn.auth.auth_credential import AuthCredential
 from cairn.auth.auth_tool import AuthConfig
 from cairn.events.event_actions import EventActions, ToolConfirmation
@@ -169,6 +170,59 @@ class Context:
                 "SessionStoreCredentialService(session_service)"
             )
         await service.save_credential(auth_config, self)
+
+    # -- artifacts ----------------------------------------------------------------------------
+    def _artifact_service(self, operation: str) -> Any:
+        service = self._invocation_context.artifact_service
+        if service is None:
+            raise ArtifactServiceMissingError(operation, self.agent_name)
+        return service
+
+    async def save_artifact(
+        self,
+        filename: str,
+        artifact: types.Part,
+        custom_metadata: dict[str, Any] | None = None,
+    ) -> int:
+        """Save ``artifact`` as the next version of ``filename`` in this session (a ``user:``
+        filename: for this user) and record it in ``actions.artifact_delta``; return the
+        version (0 for the first save)."""
+        service = self._artifact_service("save_artifact")
+        session = self.session
+        version = int(
+            await service.save_artifact(
+                app_name=session.app_name,
+                user_id=session.user_id,
+                session_id=session.id,
+                filename=filename,
+                artifact=artifact,
+                custom_metadata=custom_metadata,
+            )
+        )
+        self.actions.artifact_delta[filename] = version
+        return version
+
+    async def load_artifact(self, filename: str, version: int | None = None) -> types.Part | None:
+        """The given version (default: the latest) of ``filename``; None if there is none."""
+        service = self._artifact_service("load_artifact")
+        session = self.session
+        found: types.Part | None = await service.load_artifact(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            session_id=session.id,
+            filename=filename,
+            version=version,
+        )
+        return found
+
+    async def list_artifacts(self) -> list[str]:
+        """The filenames of this session's artifacts and of the user's ``user:`` ones."""
+        service = self._artifact_service("list_artifacts")
+        session = self.session
+        found: list[str] = await service.list_artifact_keys(
+            app_name=session.app_name, user_id=session.user_id, session_id=session.id
+        )
+        return found
 
     @property
     def end_invocation(self) -> bool:

@@ -2,6 +2,7 @@
 
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool, LongRunningFunctionTool
+from cairn.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts
 from cairn.tools.mcp_toolset import (
     McpTool,
     McpToolset,
@@ -13,9 +14,11 @@ __all__ = [
     "BaseTool",
     "BaseToolset",
     "FunctionTool",
+    "LoadArtifactsTool",
     "LongRunningFunctionTool",
     "McpTool",
     "McpToolset",
     "StdioConnectionParams",
     "StreamableHTTPConnectionParams",
+    "load_artifacts",
 ]

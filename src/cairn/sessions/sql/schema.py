@@ -10,6 +10,9 @@
 - ``cairn_leases``: which invocation holds a session, until when.
 - ``cairn_credentials``: tools' credentials per app, user and credential key
   (``cairn.auth``), as versioned JSON text, encrypted if the service has a key.
+- ``cairn_artifacts``: one row per saved artifact version (``cairn.artifacts``)
+  per app, user, session (``''`` for user-scoped ones) and filename: its bytes,
+  MIME type and custom metadata.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
 """
@@ -25,6 +28,7 @@ from sqlalchemy import (
     Double,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -147,6 +151,26 @@ credentials = Table(
     Column("update_time", Double, nullable=False),
 )
 
+ARTIFACT_NAME_LENGTH = 255
+"""Longest artifact filename (``user:`` prefix included), in characters."""
+
+Bytes = LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb")
+
+artifacts = Table(
+    "cairn_artifacts",
+    metadata,
+    Column("app_name", ExactKey(KEY_LENGTH), primary_key=True),
+    Column("user_id", ExactKey(KEY_LENGTH), primary_key=True),
+    Column("session_id", ExactKey(KEY_LENGTH), primary_key=True),
+    Column("filename", ExactKey(ARTIFACT_NAME_LENGTH), primary_key=True),
+    Column("version", BigInteger, primary_key=True, autoincrement=False),
+    Column("kind", String(16), nullable=False),
+    Column("mime_type", String(255), nullable=True),
+    Column("data", Bytes, nullable=False),
+    Column("custom_metadata", LongText, nullable=False),
+    Column("create_time", Double, nullable=False),
+)
+
 VERSION_TABLE = "cairn_alembic_version"
 
-TABLES = {table.name: table for table in (sessions, events, state, leases, credentials)}
+TABLES = {table.name: table for table in (sessions, events, state, leases, credentials, artifacts)}
