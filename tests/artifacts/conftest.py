@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from tests.support.databases import mariadb_database, postgres_database
+from tests.support.databases import MARIADB, MARIADB_AIOMYSQL, mariadb_database, postgres_database
 
 from cairn.artifacts import (
     BaseArtifactService,
@@ -16,7 +16,7 @@ from cairn.artifacts import (
 )
 from cairn.sessions import BaseSessionService, DatabaseSessionService, SqliteSessionService
 
-STORES = ["memory", "file", "sqlite", "db-sqlite", "postgres", "mariadb"]
+STORES = ["memory", "file", "sqlite", "db-sqlite", "postgres", "mariadb", "mariadb-aiomysql"]
 
 OpenService = Callable[[], BaseArtifactService]
 """A new service on the same place, as another process would open it (memory: the same one)."""
@@ -58,7 +58,8 @@ async def open_service(
                     await store.close()
                 opened.clear()
         else:
-            async with mariadb_database() as url:  # type: ignore[attr-defined]
+            driver = MARIADB_AIOMYSQL if kind == "mariadb-aiomysql" else MARIADB
+            async with mariadb_database(driver) as url:  # type: ignore[attr-defined]
                 yield sql(url)
                 for store in opened:
                     await store.close()

@@ -44,6 +44,10 @@ def save(
     found = connection.execute(latest).scalar_one_or_none()
     version = 0 if found is None else int(found) + 1
     kind, mime_type, data = stored
+    value: Any = data
+    if connection.dialect.name in ("mysql", "mariadb"):
+        # Sent as hexadecimal text: aiomysql cannot bind bytes; UNHEX stores them exactly.
+        value = func.unhex(data.hex())
     connection.execute(
         insert(artifacts).values(
             app_name=owner[0],
@@ -53,7 +57,7 @@ def save(
             version=version,
             kind=kind,
             mime_type=mime_type,
-            data=data,
+            data=value,
             custom_metadata=json.dumps(custom_metadata),
             create_time=now,
         )
