@@ -16,7 +16,13 @@ from cairn.agents import (
     StreamingMode,
     ToolContext,
 )
-from cairn.apps import App, EventsCompactionConfig, ResumabilityConfig
+from cairn.apps import App, EventsCompactionConfig, LlmEventSummarizer, ResumabilityConfig
+from cairn.artifacts import (
+    BaseArtifactService,
+    FileArtifactService,
+    InMemoryArtifactService,
+    SessionStoreArtifactService,
+)
 from cairn.auth import (
     AuthConfig,
     AuthCredential,
@@ -52,6 +58,12 @@ from cairn.events import (
     NodeInfo,
     ToolConfirmation,
 )
+from cairn.memory import (
+    BaseMemoryService,
+    InMemoryMemoryService,
+    PostgresMemoryService,
+    SqliteMemoryService,
+)
 from cairn.models import BaseLlm, LlmRequest, LlmResponse
 from cairn.plugins import BasePlugin
 from cairn.runners import InMemoryRunner, Runner
@@ -80,8 +92,10 @@ __all__ = [
     "AuthCredential",
     "AuthCredentialTypes",
     "BaseAgent",
+    "BaseArtifactService",
     "BaseCredentialService",
     "BaseLlm",
+    "BaseMemoryService",
     "BasePlugin",
     "BaseSessionService",
     "BaseTool",
@@ -96,9 +110,12 @@ __all__ = [
     "EventPage",
     "EventTooLargeError",
     "EventsCompactionConfig",
+    "FileArtifactService",
     "FunctionTool",
     "GetSessionConfig",
+    "InMemoryArtifactService",
     "InMemoryCredentialService",
+    "InMemoryMemoryService",
     "InMemoryRunner",
     "InMemorySessionService",
     "Interrupt",
@@ -113,10 +130,12 @@ __all__ = [
     "LimitExceededError",
     "ListSessionsResponse",
     "LlmAgent",
+    "LlmEventSummarizer",
     "LlmRequest",
     "LlmResponse",
     "LongRunningFunctionTool",
     "NodeInfo",
+    "PostgresMemoryService",
     "ResumabilityConfig",
     "RunConfig",
     "Runner",
@@ -125,7 +144,9 @@ __all__ = [
     "SessionBusyError",
     "SessionNotFoundError",
     "SessionPage",
+    "SessionStoreArtifactService",
     "SessionStoreCredentialService",
+    "SqliteMemoryService",
     "SqliteSessionService",
     "StaleSessionError",
     "State",

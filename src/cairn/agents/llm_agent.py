@@ -202,8 +202,6 @@ class LlmAgent(BaseAgent):
                 f"call transfer_to_agent with its name. Agents you can transfer to:\n{listing}"
             )
         request.append_instructions(instructions)
-        for tool in tools:
-            await tool.process_llm_request(tool_context=readonly, llm_request=request)
         if self.output_schema is not None and not tools:
             request.config.response_mime_type = "application/json"
             request.config.response_json_schema = self.output_schema.model_json_schema()
@@ -219,6 +217,9 @@ class LlmAgent(BaseAgent):
             else None,
             isolated=ctx.isolated,
         )
+        # Tools see the finished contents (and may add to them, as ADK's do).
+        for tool in tools:
+            await tool.process_llm_request(tool_context=readonly, llm_request=request)
         return request
 
     # -- the loop -----------------------------------------------------------------------------

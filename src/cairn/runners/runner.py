@@ -33,6 +33,7 @@ from cairn.events.interrupts import (
     pending_interrupts,
     starts_invocation,
 )
+from cairn.memory import InMemoryMemoryService
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
 from cairn.runners._answers import check_answers, responses_in
@@ -442,7 +443,8 @@ class Runner:
 
 
 class InMemoryRunner(Runner):
-    """A Runner with an in-memory session store: for trying things out and for tests."""
+    """A Runner with in-memory session, artifact and memory services: for trying things out
+    and for tests."""
 
     def __init__(
         self,
@@ -462,6 +464,7 @@ class InMemoryRunner(Runner):
             plugins=plugins,
             session_service=InMemorySessionService(),
             artifact_service=InMemoryArtifactService(),
+            memory_service=InMemoryMemoryService(),
             plugin_close_timeout=plugin_close_timeout,
         )
 
