@@ -62,9 +62,9 @@ def _below(event_branch: str | None, branch: str | None) -> bool:
     return event_branch == branch or event_branch.startswith(branch + ".")
 
 
-def _as_context(event: Event) -> types.Content:
-    """Another agent's turn, retold to this agent as user-side context."""
-    lines = ["For context:"]
+def retold(event: Event) -> list[str]:
+    """An event's text, calls and results as lines naming its author (thoughts left out)."""
+    lines = []
     for part in event.content.parts if event.content and event.content.parts else []:
         if part.text and not part.thought:
             lines.append(f"[{event.author}] said: {part.text}")
@@ -75,6 +75,12 @@ def _as_context(event: Event) -> types.Content:
             result = json.dumps(part.function_response.response or {}, ensure_ascii=False)
             name = part.function_response.name
             lines.append(f"[{event.author}] tool `{name}` returned: {result}")
+    return lines
+
+
+def _as_context(event: Event) -> types.Content:
+    """Another agent's turn, retold to this agent as user-side context."""
+    lines = ["For context:", *retold(event)]
     return types.Content(role="user", parts=[types.Part(text="\n".join(lines))])
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import abc
-import json
 from collections.abc import Sequence
 
 from google.genai import types
 
+from cairn.agents.contents import retold
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions, EventCompaction
 from cairn.models.base_llm import BaseLlm
@@ -81,14 +81,4 @@ def as_lines(event: Event) -> list[str]:
     if compaction is not None:
         parts = compaction.compacted_content.parts if compaction.compacted_content else None
         return [f"(summary of earlier conversation) {''.join(p.text or '' for p in parts or [])}"]
-    lines = []
-    for part in event.content.parts if event.content and event.content.parts else []:
-        if part.text and not part.thought:
-            lines.append(f"{event.author}: {part.text}")
-        elif part.function_call:
-            args = json.dumps(part.function_call.args or {}, ensure_ascii=False)
-            lines.append(f"{event.author} called {part.function_call.name}({args})")
-        elif part.function_response:
-            result = json.dumps(part.function_response.response or {}, ensure_ascii=False)
-            lines.append(f"{part.function_response.name} returned {result}")
-    return lines
+    return retold(event)
