@@ -146,6 +146,18 @@ class InvocationNotFoundError(_AboutSession, CairnError, ValueError):
         )
 
 
+class EventNotFoundError(_AboutSession, CairnError, ValueError):
+    """An event id that the named session does not have."""
+
+    def __init__(self, *, app_name: str, user_id: str, session_id: str, event_id: str) -> None:
+        self.event_id = event_id
+        session = self._name_session(app_name, user_id, session_id)
+        super().__init__(
+            f"event {event_id!r} is not part of {session}. Pass the id of one of its events "
+            "(list them with list_events(...)), or omit it to use the whole history."
+        )
+
+
 class EventTooLargeError(InvalidEventError):
     """An event's JSON is larger than the store's ``max_event_bytes``."""
 

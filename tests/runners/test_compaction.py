@@ -82,3 +82,47 @@ async def test_a_large_prompt_triggers_a_summary_keeping_recent_events() -> None
     assert sizes[5] == 11  # 1,100 tokens: a summary follows this turn
     assert sizes[6] == 1 + 4 + 1  # the summary, the 4 retained events, the new message
     assert max(sizes) <= 11
+
+
+async def test_a_new_process_reads_from_the_newest_summary_and_builds_the_same_prompt(
+    tmp_path: Any,
+) -> None:
+    from cairn import SqliteSessionService
+    from cairn.agents.context import CallbackContext
+
+    seen: list[int] = []
+
+    def count(callback_context: CallbackContext) -> None:
+        seen.append(len(callback_context.session.events))
+
+    def app_with(chat: ScriptedLlm) -> App:
+        config = EventsCompactionConfig(
+            compaction_interval=5,
+            overlap_size=1,
+            summarizer=LlmEventSummarizer(ScriptedLlm(respond=summarise)),
+        )
+        agent = Agent(name="pal", model=chat, before_agent_callback=count)
+        return App(name=APP, root_agent=agent, events_compaction_config=config)
+
+    store = SqliteSessionService(tmp_path / "sessions.db")
+    warm_chat = ScriptedLlm(respond=lambda request: "ok")
+    warm = Runner(app=app_with(warm_chat), session_service=store)
+    await store.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    for turn in range(300):
+        text = "Hi, I am Ada." if turn == 0 else f"message {turn}"
+        async for _ in warm.run_async(user_id=USER, session_id=SESSION, new_message=said(text)):
+            pass
+    await store.fork_session(app_name=APP, user_id=USER, session_id=SESSION, new_session_id="twin")
+
+    async for _ in warm.run_async(user_id=USER, session_id=SESSION, new_message=said("last")):
+        pass
+    cold_chat = ScriptedLlm(respond=lambda request: "ok")
+    cold = Runner(app=app_with(cold_chat), session_service=store)  # a new process
+    async for _ in cold.run_async(user_id=USER, session_id="twin", new_message=said("last")):
+        pass
+
+    assert seen[-2] > 600  # the warm runner holds the whole history it read turn by turn
+    assert seen[-1] < 30  # the new one read from the newest summary onward
+    assert cold_chat.requests[-1].contents == warm_chat.requests[-1].contents
+    assert "Ada" in (cold_chat.requests[-1].contents[0].parts[0].text or "")
+    await store.close()

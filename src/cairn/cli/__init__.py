@@ -1,4 +1,4 @@
-"""The ``cairn`` command line: one module per command (``info``, ``migrate``, ``run``)."""
+"""The ``cairn`` command line: one module per command."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from cairn import __version__
 from cairn.cli.info import info
 from cairn.cli.migrate import migrate
 from cairn.cli.run import run
+from cairn.cli.verify import verify
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,5 +20,6 @@ def main() -> None:
 main.add_command(info)
 main.add_command(migrate)
 main.add_command(run)
+main.add_command(verify)
 
 __all__ = ["main"]

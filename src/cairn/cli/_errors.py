@@ -9,6 +9,8 @@ EXIT_ERROR = 2
 """cairn refused to act: bad input or options, or the store refused (any ``CairnError``)."""
 EXIT_AGENT_FAILED = 3
 """``cairn run --replay``: an exception escaped the agent (a bug in its code)."""
+EXIT_INCONSISTENT = 4
+"""``cairn verify``: stored state differs from the fold of the log somewhere."""
 EXIT_STOPPED = 130
 """Stopped with Ctrl-C."""
 

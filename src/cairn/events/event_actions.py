@@ -45,6 +45,11 @@ class EventActions(CamelModel):
     state_delta: dict[str, Any] = Field(default_factory=dict)
     """Keys to set: plain keys are session state; ``app:``, ``user:``, ``temp:`` are scoped."""
 
+    removed_state_keys: list[str] | None = None
+    """Keys to delete (prefixed like ``state_delta``'s). cairn's addition: a rewind writes it
+    for keys that did not exist before the rewound invocation. None (left out of JSON) when
+    nothing is deleted, so other events serialize exactly as ADK's do."""
+
     artifact_delta: dict[str, int] = Field(default_factory=dict)
     """Artifact filename -> version saved by this event."""
 

@@ -33,12 +33,14 @@ from cairn.events.interrupts import (
     pending_interrupts,
     starts_invocation,
 )
+from cairn.events.rewind import live_events
 from cairn.memory import InMemoryMemoryService
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
 from cairn.runners._answers import check_answers, responses_in
 from cairn.runners._compaction import compact
 from cairn.runners._history_cache import HistoryCache
+from cairn.runners._rewind import rewind_event
 from cairn.runners._session_lease import hold_session, lease_holder
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
@@ -129,16 +131,31 @@ class Runner:
 
     # -- running -----------------------------------------------------------------------------
     async def _load_session(
-        self, user_id: str, session_id: str, config: GetSessionConfig | None = None
+        self,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+        *,
+        complete: bool = True,
     ) -> Session:
+        """The session with its live events: those ``config`` selects, else the whole history
+        (with compaction on and ``complete=False``: from the newest summary onward)."""
         if config is None:
+            compacting = self.app is not None and self.app.events_compaction_config is not None
             session = await self._history.load(
-                self.session_service, self.app_name, user_id, session_id
+                self.session_service,
+                self.app_name,
+                user_id,
+                session_id,
+                complete=complete,
+                since_compaction=compacting,
             )
         else:
             session = await self.session_service.get_session(
                 app_name=self.app_name, user_id=user_id, session_id=session_id, config=config
             )
+            if session is not None:
+                session.events = live_events(session.events)
         if session is not None:
             return session
         if not self.auto_create_session:
@@ -193,6 +210,21 @@ class Runner:
                 async for event in events:
                     yield event
 
+    def _hold(
+        self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """The session's lease for one invocation (waiting as ``run_config`` or the Runner says)."""
+        busy_timeout = run_config.session_busy_timeout
+        return hold_session(
+            self.session_service,
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            holder=lease_holder(invocation_id),
+            wait=self.session_busy_timeout if busy_timeout is None else busy_timeout,
+            ttl=self.session_lease_ttl,
+        )
+
     async def _run_invocation(
         self,
         *,
@@ -206,21 +238,13 @@ class Runner:
         yield_user_message: bool,
     ) -> AsyncGenerator[Event, None]:
         """The invocation: lease the session, load it, store the user's message, run the agent."""
-        busy_timeout = run_config.session_busy_timeout
-        async with hold_session(
-            self.session_service,
-            app_name=self.app_name,
-            user_id=user_id,
-            session_id=session_id,
-            holder=lease_holder(invocation_id),
-            wait=self.session_busy_timeout if busy_timeout is None else busy_timeout,
-            ttl=self.session_lease_ttl,
-        ):
+        async with self._hold(user_id, session_id, invocation_id, run_config):
             # Loaded inside the lock, so no other invocation of this process commits meanwhile.
             # A continued invocation needs its earlier events; a new one, what the agent reads.
             responses = responses_in(new_message)
-            window = None if continuing or responses else self.agent.history_window()
-            session = await self._load_session(user_id, session_id, window)
+            resuming = continuing or bool(responses)
+            window = None if resuming else self.agent.history_window()
+            session = await self._load_session(user_id, session_id, window, complete=resuming)
             answers = None
             if responses:
                 # Answers to calls of an earlier invocation resume that invocation; an answer
@@ -311,6 +335,48 @@ class Runner:
         event = await compact(config, summarizer, ctx.session.events)
         if event is not None:
             await self.session_service.append_event(ctx.session, event)
+
+    async def rewind_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        rewind_before_invocation_id: str,
+        run_config: RunConfig | None = None,
+    ) -> Event:
+        """Take the session back to just before an invocation; return the rewind event.
+
+        One event is appended (author ``user``, ``actions.rewind_before_invocation_id``):
+        it sets session-scope state back to what it was before the invocation
+        (keys created since are removed; the initial state is kept) and records
+        the restored session artifacts. ``app:``/``user:`` state and ``user:``
+        artifacts are shared with other sessions and stay as they are. The
+        rewound events stay in the log; prompts, pending interrupts and resumes
+        no longer see them. Waits for (or, like ``run_async``, refuses with
+        ``SessionBusyError``) a running invocation; raises
+        ``InvocationNotFoundError`` for an invocation the session does not have
+        or that was rewound already. Safe to retry after a crash.
+        """
+        invocation_id = new_invocation_id()
+        async with self._hold(user_id, session_id, invocation_id, run_config or RunConfig()):
+            session = await self._history.load(
+                self.session_service, self.app_name, user_id, session_id, log=True
+            )
+            initial = await self.session_service.get_initial_state(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+            if session is None or initial is None:
+                raise SessionNotFoundError(
+                    app_name=self.app_name, user_id=user_id, session_id=session_id
+                )
+            event = await rewind_event(
+                session,
+                initial_state=initial,
+                rewind_before_invocation_id=rewind_before_invocation_id,
+                invocation_id=invocation_id,
+                artifact_service=self.artifact_service,
+            )
+            return await self.session_service.append_event(session, event)
 
     async def list_pending_interrupts(self, *, user_id: str, session_id: str) -> list[Interrupt]:
         """The session's interrupts that wait for an answer, oldest first.

@@ -6,12 +6,18 @@ import abc
 import uuid
 from typing import Any
 
-from cairn.errors import EventTooLargeError, InvalidEventError
+from cairn.errors import (
+    EventNotFoundError,
+    EventTooLargeError,
+    InvalidEventError,
+    SessionNotFoundError,
+)
 from cairn.events.event import Event
 from cairn.events.json_values import check_json_state, copy_json
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.fold import session_state_of
 from cairn.sessions.paging import Direction, EventPage, SessionPage
-from cairn.sessions.scopes import without_temp
+from cairn.sessions.scopes import apply_to_state, split_by_scope, without_temp
 from cairn.sessions.session import Session
 
 DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
@@ -20,6 +26,15 @@ DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
 def encode_event(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
     """The event's lossless JSON, with a clear error if part of it is not JSON or too large."""
     check_json_state(event.actions.state_delta, where=f"the state delta of event {event.id!r}")
+    removed = event.actions.removed_state_keys
+    if removed:
+        both = sorted(set(removed) & event.actions.state_delta.keys())
+        if both:
+            raise InvalidEventError(
+                event_id=event.id,
+                reason=f"it both sets and removes the state key(s) {both}. "
+                "Keep each key in only one of state_delta and removed_state_keys.",
+            )
     try:
         encoded = event.to_json()
     except Exception as exc:  # pydantic raises PydanticSerializationError for foreign objects
@@ -85,6 +100,10 @@ class BaseSessionService(abc.ABC):
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
         """Sessions of one user (or of every user when ``user_id`` is None), without events."""
+
+    @abc.abstractmethod
+    async def list_app_names(self) -> list[str]:
+        """The names of the apps that have sessions in this store, sorted."""
 
     @abc.abstractmethod
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
@@ -163,7 +182,7 @@ class BaseSessionService(abc.ABC):
         if outcome is None:  # the very same event was stored before: nothing to do
             return event
         revision, last_update_time = outcome
-        session.state.update(event.actions.state_delta)
+        apply_to_state(session.state, event)
         session.events.append(event)
         session.revision = revision
         session.last_update_time = last_update_time
@@ -175,6 +194,71 @@ class BaseSessionService(abc.ABC):
 
         Return the session's new ``(revision, last_update_time)``, or None when an
         identical event with this id is already stored (an idempotent retry).
+        """
+
+    async def fork_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        up_to_event_id: str | None = None,
+        new_session_id: str | None = None,
+    ) -> Session:
+        """A new session of the same user whose history is a prefix of this one's.
+
+        The new session holds copies of the events up to and including
+        ``up_to_event_id`` (default: all of them); its session-scope state is
+        the fold of that prefix over the source's initial state, so it equals
+        the source's state as of that event. ``app:`` and ``user:`` state are
+        shared and stay as they are. From then on the two sessions evolve
+        independently. Forking at an event that a later rewind took back brings
+        that branch back. Raises ``SessionNotFoundError``, ``EventNotFoundError``
+        or ``SessionAlreadyExistsError`` (for a taken ``new_session_id``).
+        """
+        source = await self.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        initial = await self.get_initial_state(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
+        if source is None or initial is None:
+            raise SessionNotFoundError(app_name=app_name, user_id=user_id, session_id=session_id)
+        events = source.events
+        if up_to_event_id is not None:
+            end = next((i for i, e in enumerate(events) if e.id == up_to_event_id), None)
+            if end is None:
+                raise EventNotFoundError(
+                    app_name=app_name,
+                    user_id=user_id,
+                    session_id=session_id,
+                    event_id=up_to_event_id,
+                )
+            events = events[: end + 1]
+        new_id, fork_initial = new_session_identity(new_session_id, split_by_scope(initial).session)
+        return await self._import_session(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=new_id,
+            initial_state=fork_initial,
+            state=session_state_of(initial, events),
+            events=events,
+        )
+
+    @abc.abstractmethod
+    async def _import_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        initial_state: dict[str, Any],
+        state: dict[str, Any],
+        events: list[Event],
+    ) -> Session:
+        """Create a session holding ``events`` as they are, in one step.
+
+        ``initial_state`` and ``state`` are session-scope only; shared scopes
+        are not touched (the events' changes to them are history, not applied
+        again). Raises ``SessionAlreadyExistsError`` for a taken id.
         """
 
     async def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default

@@ -229,9 +229,10 @@ class DatabaseSessionService(SqlSessionStore):
         return await self._direct(direct_sql.load_session, key, config, write=False)
 
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
-        if not self._has_direct():
+        if not self._has_direct() or event.actions.removed_state_keys:
+            # Deleting state keys is rare (a rewind): it takes the general path.
             return await super()._append_event_impl(session, event)
-        raw, rows = self._encode_append(session, event)
+        raw, rows, _ = self._encode_append(session, event)
         key = (session.app_name, session.user_id, session.id)
         stored = await self._direct(
             direct_sql.append_event, key, session.revision, event, raw, rows, write=True

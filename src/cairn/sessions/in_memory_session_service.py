@@ -32,7 +32,7 @@ from cairn.sessions.paging import (
     encode_cursor,
     next_sessions_cursor,
 )
-from cairn.sessions.scopes import merge_scopes, split_by_scope, stored_form
+from cairn.sessions.scopes import event_scopes, merge_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
 
 
@@ -158,6 +158,40 @@ class InMemorySessionService(BaseSessionService):
             self._sessions.setdefault((app_name, user_id), {})[session_id] = stored
             return self._snapshot(stored, [])
 
+    async def _import_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        initial_state: dict[str, Any],
+        state: dict[str, Any],
+        events: list[Event],
+    ) -> Session:
+        raws = [encode_event(event, self.max_event_bytes) for event in events]
+        stored = _StoredSession(
+            app_name=app_name,
+            user_id=user_id,
+            id=session_id,
+            initial_state=copy_json(initial_state),
+            state=copy_json(state),
+            last_update_time=time.time(),
+            revision=len(raws),
+        )
+        for raw, event in zip(raws, events, strict=True):
+            stored.event_index[event.id] = len(stored.events)
+            stored.events.append(raw)
+            stored.timestamps.append(event.timestamp)
+            running = stored.running_max_timestamps
+            running.append(max(running[-1], event.timestamp) if running else event.timestamp)
+        with self._lock:
+            if self._find(app_name, user_id, session_id) is not None:
+                raise SessionAlreadyExistsError(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+            self._sessions.setdefault((app_name, user_id), {})[session_id] = stored
+            return self._snapshot(stored, stored.events)
+
     async def get_session(
         self,
         *,
@@ -192,6 +226,10 @@ class InMemorySessionService(BaseSessionService):
             found.sort(key=lambda s: (s.last_update_time, s.id))
             return ListSessionsResponse(sessions=[self._snapshot(s, []) for s in found])
 
+    async def list_app_names(self) -> list[str]:
+        with self._lock:
+            return sorted({app for (app, _), by_id in self._sessions.items() if by_id})
+
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         with self._lock:
             by_id = self._sessions.get((app_name, user_id))
@@ -208,7 +246,7 @@ class InMemorySessionService(BaseSessionService):
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
         # Everything that can fail happens before anything is changed.
         raw = encode_event(stored_form(event), self.max_event_bytes)
-        scoped = split_by_scope(event.actions.state_delta)
+        scoped = event_scopes(event)
         with self._lock:
             stored = self._find(session.app_name, session.user_id, session.id)
             if stored is None:
@@ -241,6 +279,14 @@ class InMemorySessionService(BaseSessionService):
                 )
             if scoped.session:
                 stored.state.update(copy_json(scoped.session))
+            for scope, name in scoped.removed:
+                owner = {
+                    "app": self._app_state.get(stored.app_name),
+                    "user": self._user_state.get((stored.app_name, stored.user_id)),
+                    "session": stored.state,
+                }[scope]
+                if owner is not None:
+                    owner.pop(name, None)
             stored.event_index[event.id] = len(stored.events)
             stored.events.append(raw)
             stored.timestamps.append(event.timestamp)

@@ -95,6 +95,26 @@ def state_rows(key: SessionKey, scoped: ScopedDelta) -> list[dict[str, Any]]:
     return rows
 
 
+def removed_rows(key: SessionKey, scoped: ScopedDelta) -> list[dict[str, Any]]:
+    """The primary keys of the state rows the delta deletes, in a fixed order."""
+    app_name, user_id, session_id = key
+    owners = {
+        "app": (APP_SCOPE, "", ""),
+        "user": (USER_SCOPE, user_id, ""),
+        "session": (SESSION_SCOPE, user_id, session_id),
+    }
+    return [
+        {
+            "app_name": app_name,
+            "scope": owners[scope][0],
+            "user_id": owners[scope][1],
+            "session_id": owners[scope][2],
+            "key": name,
+        }
+        for scope, name in scoped.removed
+    ]
+
+
 # -- helpers -----------------------------------------------------------------------------------
 def _is(table: Any, key: SessionKey) -> ColumnElement[bool]:
     return and_(table.c.app_name == key[0], table.c.user_id == key[1], table.c.session_id == key[2])
@@ -286,6 +306,31 @@ def create_session(
     )
 
 
+def import_session(
+    connection: Connection,
+    key: SessionKey,
+    initial_state: dict[str, Any],
+    rows: list[dict[str, Any]],
+    event_rows: list[dict[str, Any]],
+    now: float,
+) -> None:
+    """Insert a session that already has events (IntegrityError if the id is taken)."""
+    connection.execute(
+        insert(sessions).values(
+            app_name=key[0],
+            user_id=key[1],
+            session_id=key[2],
+            revision=len(event_rows),
+            create_time=now,
+            update_time=now,
+            initial_state=initial_state,
+        )
+    )
+    _upsert(connection, state, rows, "value")
+    if event_rows:
+        connection.execute(_INSERT_EVENT, event_rows)
+
+
 def load_session(
     connection: Connection, key: SessionKey, config: GetSessionConfig | None
 ) -> Session | None:
@@ -327,6 +372,11 @@ def initial_state(connection: Connection, key: SessionKey) -> dict[str, Any] | N
         select(sessions.c.initial_state).where(_is(sessions, key))
     ).scalar_one_or_none()
     return None if found is None else dict(found)
+
+
+def list_app_names(connection: Connection) -> list[str]:
+    found = connection.execute(select(sessions.c.app_name).distinct().order_by(sessions.c.app_name))
+    return [str(name) for name in found.scalars()]
 
 
 def delete_session(connection: Connection, key: SessionKey) -> None:
@@ -464,6 +514,13 @@ _BUMP_REVISION = (
     )
 )
 _INSERT_EVENT = insert(events)
+_DELETE_STATE = delete(state).where(
+    state.c.app_name == bindparam("app_name"),
+    state.c.scope == bindparam("scope"),
+    state.c.user_id == bindparam("user_id"),
+    state.c.session_id == bindparam("session_id"),
+    state.c.key == bindparam("key"),
+)
 
 
 class EventAlreadyStored(Exception):
@@ -478,8 +535,11 @@ def append_event(
     event: Event,
     raw: str,
     rows: list[dict[str, Any]],
+    removals: list[dict[str, Any]] | None = None,
 ) -> tuple[int, float] | None:
     """Store one event and its state rows if the caller's revision is current.
+
+    ``removals`` are the primary keys of state rows the event deletes.
 
     The conditional UPDATE of the session row checks the revision (and locks
     the row, so appends to one session serialize); the state rows are written
@@ -513,9 +573,11 @@ def append_event(
         "event": raw,
     }
     if connection.dialect.driver == "pysqlite":
-        stored = sqlite_direct.append(connection, params, event_row, rows)
+        stored = sqlite_direct.append(connection, params, event_row, rows, removals or [])
     else:
         _upsert(connection, state, rows, "value")
+        if removals:
+            connection.execute(_DELETE_STATE, removals)
         stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
         if stored:
             connection.execute(_INSERT_EVENT, event_row)

@@ -102,6 +102,11 @@ INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
 VALUES (:app_name, :scope, :user_id, :session_id, :key, :value)
 ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
 """
+_DELETE_STATE = """
+DELETE FROM cairn_state
+WHERE app_name = :app_name AND scope = :scope AND user_id = :user_id
+  AND session_id = :session_id AND key = :key
+"""
 _BUMP_REVISION = """
 UPDATE cairn_sessions
 SET revision = :next_revision,
@@ -120,6 +125,7 @@ def append(
     params: dict[str, Any],
     event_row: dict[str, Any],
     rows: list[dict[str, Any]],
+    removals: list[dict[str, Any]],
 ) -> bool:
     """The state rows, the revision check and the event row; False if the revision is stale.
 
@@ -133,6 +139,8 @@ def append(
             cursor.executemany(
                 _UPSERT_STATE, [{**row, "value": json.dumps(row["value"])} for row in rows]
             )
+        if removals:
+            cursor.executemany(_DELETE_STATE, removals)
         cursor.execute(_BUMP_REVISION, params)
         if cursor.rowcount != 1:
             return False

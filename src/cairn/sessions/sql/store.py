@@ -31,7 +31,7 @@ from cairn.sessions.paging import (
     encode_cursor,
     next_sessions_cursor,
 )
-from cairn.sessions.scopes import split_by_scope, stored_form
+from cairn.sessions.scopes import event_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
 from cairn.sessions.sql import operations as ops
 
@@ -70,6 +70,44 @@ class SqlSessionStore(BaseSessionService):
                 app_name=app_name, user_id=user_id, session_id=session_id
             ) from None
 
+    async def _import_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        initial_state: dict[str, Any],
+        state: dict[str, Any],
+        events: list[Event],
+    ) -> Session:
+        ops.check_names(app_name, user_id, session_id)
+        key = (app_name, user_id, session_id)
+        rows = ops.state_rows(key, split_by_scope(state))
+        event_rows = [
+            {
+                "app_name": app_name,
+                "user_id": user_id,
+                "session_id": session_id,
+                "seq": seq,
+                "event_id": event.id,
+                "invocation_id": event.invocation_id,
+                "timestamp": event.timestamp,
+                "event": encode_event(event, self.max_event_bytes),
+            }
+            for seq, event in enumerate(events, start=1)
+        ]
+        try:
+            await self._transaction(
+                ops.import_session, key, initial_state, rows, event_rows, time.time(), write=True
+            )
+        except IntegrityError:
+            raise SessionAlreadyExistsError(
+                app_name=app_name, user_id=user_id, session_id=session_id
+            ) from None
+        found = await self.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        assert found is not None
+        return found
+
     async def get_session(
         self,
         *,
@@ -87,6 +125,9 @@ class SqlSessionStore(BaseSessionService):
     ) -> ListSessionsResponse:
         found = await self._transaction(ops.list_sessions, app_name, user_id, write=False)
         return ListSessionsResponse(sessions=found)
+
+    async def list_app_names(self) -> list[str]:
+        return await self._transaction(ops.list_app_names, write=False)
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         await self._transaction(ops.delete_session, (app_name, user_id, session_id), write=True)
@@ -140,14 +181,18 @@ class SqlSessionStore(BaseSessionService):
         return EventPage(events=events, next_cursor=next_cursor)
 
     # -- appending -------------------------------------------------------------------------------
-    def _encode_append(self, session: Session, event: Event) -> tuple[str, list[dict[str, Any]]]:
-        """The event's stored JSON and its state rows (refused here if too large or too long)."""
+    def _encode_append(
+        self, session: Session, event: Event
+    ) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+        """The event's stored JSON, its state rows and the keys of the rows it deletes
+        (refused here if too large or too long)."""
         raw = encode_event(stored_form(event), self.max_event_bytes)
         key = (session.app_name, session.user_id, session.id)
-        return raw, ops.state_rows(key, split_by_scope(event.actions.state_delta))
+        scoped = event_scopes(event)
+        return raw, ops.state_rows(key, scoped), ops.removed_rows(key, scoped)
 
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
-        raw, rows = self._encode_append(session, event)
+        raw, rows, removals = self._encode_append(session, event)
         key = (session.app_name, session.user_id, session.id)
         try:
             return await self._transaction(
@@ -158,6 +203,7 @@ class SqlSessionStore(BaseSessionService):
                 event,
                 raw,
                 rows,
+                removals,
                 write=True,
             )
         except ops.EventAlreadyStored:
