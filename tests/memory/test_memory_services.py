@@ -69,7 +69,8 @@ async def test_any_word_matches_case_insensitively(memory: BaseMemoryService) ->
     assert sorted(texts(found)) == ["Beijing is dry", "Hangzhou is lovely"]
 
 
-async def test_the_better_match_comes_first(memory: BaseMemoryService) -> None:
+async def test_the_better_match_comes_first(keyword_memory: BaseMemoryService) -> None:
+    memory = keyword_memory  # ranked by meaning instead: test_semantic_memory.py
     session = await session_with(
         "weather",
         "alice",

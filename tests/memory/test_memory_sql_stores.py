@@ -11,7 +11,12 @@ from google.genai import types
 from tests.support.databases import postgres_database
 
 from cairn.events import Event
-from cairn.memory import BaseMemoryService, PostgresMemoryService, SqliteMemoryService
+from cairn.memory import (
+    BaseMemoryService,
+    PostgresMemoryService,
+    SemanticSqliteMemoryService,
+    SqliteMemoryService,
+)
 from cairn.memory.postgres_memory_service import asyncpg_dsn
 from cairn.memory.sqlite_memory_service import fts5_query
 from cairn.sessions import SqliteSessionService
@@ -23,10 +28,13 @@ def said(text: str) -> Event:
     return Event(author="user", content=types.Content(role="user", parts=[types.Part(text=text)]))
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "semantic_sqlite", "postgres"])
 async def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Opener]:
     if request.param == "sqlite":
         yield lambda: SqliteMemoryService(tmp_path / "memory.db")
+    elif request.param == "semantic_sqlite":
+        embedder = request.getfixturevalue("embedder")
+        yield lambda: SemanticSqliteMemoryService(tmp_path / "memory.db", embedder=embedder)
     else:
         async with postgres_database() as url:
             yield lambda: PostgresMemoryService(url)

@@ -1,0 +1,53 @@
+"""Errors of the memory services: semantic search is not installed, or a file's vectors differ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cairn.errors import CairnError
+
+SEMANTIC_INSTALL_HINT = "pip install 'cairn[semantic]'"
+
+
+class SemanticSearchUnavailableError(CairnError, ImportError):
+    """Semantic memory search needs a package (or SQLite feature) this Python does not have."""
+
+    def __init__(self, package: str, *, needed_for: str, detail: str = "") -> None:
+        self.package = package
+        self.needed_for = needed_for
+        reason = f" ({detail})" if detail else ""
+        super().__init__(
+            f"{needed_for} needs the {package!r} package, which is not installed{reason}. "
+            f"Install semantic search with: {SEMANTIC_INSTALL_HINT}",
+            name=package,
+        )
+
+
+class EmbeddingMismatchError(CairnError, ValueError):
+    """A memory file holds vectors of another embedding model than the service was given.
+
+    Vectors of different models (or dimensions) cannot be compared, so the
+    service refuses the file rather than return meaningless matches.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        stored_model: str,
+        stored_dimension: int,
+        model: str,
+        dimension: int,
+    ) -> None:
+        self.path = path
+        self.stored_model = stored_model
+        self.stored_dimension = stored_dimension
+        self.model = model
+        self.dimension = dimension
+        super().__init__(
+            f"memory file {str(path)!r} holds {stored_dimension}-dimensional vectors of the "
+            f"embedding model {stored_model!r}, but this service's embedder {model!r} makes "
+            f"{dimension}-dimensional ones, which cannot be compared with them. Open the file "
+            f"with an embedder of {stored_model!r} (the one it was written with), or give this "
+            "embedder a new file."
+        )
