@@ -229,3 +229,20 @@ def test_search_responses_are_camel_case_json() -> None:
     data = json.loads(response.model_dump_json())
     assert data["memories"][0]["customMetadata"] == {"k": 1}
     assert SearchMemoryResponse.model_validate_json(response.model_dump_json()) == response
+
+
+async def test_turns_taken_back_by_a_rewind_are_not_remembered(
+    memory: BaseMemoryService,
+) -> None:
+    from cairn.events import EventActions
+
+    kept = said("user", "I live in Oslo and the winters are freezing.")
+    dropped = said("user", "I moved to a sunny beach in Lisbon.")
+    dropped.invocation_id = "second"
+    rewind = Event(author="user", actions=EventActions(rewind_before_invocation_id="second"))
+    session = await session_with("weather", "alice", kept, dropped, rewind)
+    await memory.add_session_to_memory(session)
+    found = await memory.search_memory(app_name="weather", user_id="alice", query="Lisbon beach")
+    assert "I moved to a sunny beach in Lisbon." not in texts(found)
+    found = await memory.search_memory(app_name="weather", user_id="alice", query="Oslo winters")
+    assert texts(found) == ["I live in Oslo and the winters are freezing."]

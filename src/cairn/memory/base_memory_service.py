@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cairn.events.event import Event
+from cairn.events.rewind import live_events
 from cairn.memory._text import MemoryRow, rows_of, words
 from cairn.memory.memory_entry import SearchMemoryResponse
 from cairn.sessions.session import Session
@@ -31,11 +32,14 @@ class BaseMemoryService(abc.ABC):
         self.max_results = max_results
 
     async def add_session_to_memory(self, session: Session) -> None:
-        """Remember the session's events that have text (again: only the new ones are added)."""
+        """Remember the session's events that have text (again: only the new ones are added).
+
+        Events a rewind took back are not remembered.
+        """
         await self.add_events_to_memory(
             app_name=session.app_name,
             user_id=session.user_id,
-            events=session.events,
+            events=live_events(session.events),
             session_id=session.id,
         )
 
