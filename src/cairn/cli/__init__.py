@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from cairn import __version__
+from cairn.cli.create import create
 from cairn.cli.info import info
 from cairn.cli.migrate import migrate
 from cairn.cli.run import run
@@ -17,6 +18,7 @@ def main() -> None:
     """cairn: agents whose execution is an append-only event log."""
 
 
+main.add_command(create)
 main.add_command(info)
 main.add_command(migrate)
 main.add_command(run)

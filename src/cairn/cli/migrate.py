@@ -8,6 +8,7 @@ import sys
 import click
 
 from cairn.cli._errors import EXIT_ERROR
+from cairn.cli._options import store_option
 from cairn.errors import CairnError
 from cairn.sessions.factory import session_service_from_url
 from cairn.sessions.sql.migrate import MigrationReport
@@ -15,13 +16,7 @@ from cairn.sessions.sql.store import SqlSessionStore
 
 
 @click.command()
-@click.option(
-    "--store",
-    default=None,
-    metavar="URL",
-    help="A SQLite file path or sqlite:/// URL (default .cairn/sessions.db), or a database "
-    "URL such as postgresql+asyncpg://user@host/db or mysql+asyncmy://user@host/db.",
-)
+@store_option
 def migrate(store: str | None) -> None:
     """Create or upgrade a session store's schema in place, and say what was done.
 

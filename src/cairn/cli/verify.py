@@ -11,19 +11,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cairn.cli._errors import EXIT_ERROR, EXIT_INCONSISTENT, EXIT_NOT_FOUND
+from cairn.cli._options import store_option
 from cairn.errors import CairnError, SessionNotFoundError
 from cairn.sessions.factory import session_service_from_url
 from cairn.sessions.verify import VerifyReport, verify_store
 
 
 @click.command()
-@click.option(
-    "--store",
-    default=None,
-    metavar="URL",
-    help="A SQLite file path or sqlite:/// URL (default .cairn/sessions.db), or a database "
-    "URL such as postgresql+asyncpg://user@host/db or mysql+asyncmy://user@host/db.",
-)
+@store_option
 @click.option("--app", "app_name", default=None, help="Check only this app's sessions.")
 @click.option("--user", "user_id", default=None, help="Check only this user's (needs --app).")
 @click.option(

@@ -1,0 +1,129 @@
+"""``cairn create NAME``: scaffold an agent project that runs and is tested from the start."""
+
+from __future__ import annotations
+
+import keyword
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from cairn.cli import _scaffold
+from cairn.cli._errors import CommandError
+
+
+@click.command()
+@click.argument("name")
+@click.option(
+    "--dir",
+    "parent",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    metavar="PARENT",
+    help="Create the project in PARENT/NAME (default: the current directory).",
+)
+@click.option(
+    "--model",
+    default=_scaffold.DEFAULT_MODEL,
+    show_default=True,
+    help="The model string the agent uses, e.g. openai/gpt-4o-mini or anthropic/claude-sonnet-4-5.",
+)
+@click.option("--force", is_flag=True, help="Write into NAME even if it is not empty.")
+def create(name: str, parent: Path, model: str, force: bool) -> None:
+    """Create an agent project NAME: an agent with one tool, and a test that needs no API key.
+
+    \b
+    Writes:
+      NAME/__init__.py         imports agent (ADK's package layout)
+      NAME/agent.py            root_agent = Agent(...) with a get_weather tool
+      NAME/.env.example        the API key variables and CAIRN_STORE
+      NAME/tests/test_agent.py a pytest test with cairn.testing.ScriptedLlm
+      NAME/README.md           how to run and test it
+
+    NAME must be a Python identifier (it is imported as a package). An
+    existing directory that is not empty is refused unless --force (which
+    overwrites these files and leaves any others alone).
+
+    \b
+    Examples:
+      cairn create weather_bot
+      cairn create support --dir agents --model openai/gpt-4o-mini
+
+    \b
+    Exit codes:
+      0  created
+      2  refused: the name is not usable, or NAME exists and is not empty
+    """
+    try:
+        target = _create(name, parent, model, force)
+    except CommandError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    shown = shlex.quote(str(target))
+    click.echo(f"created {target}/ with agent.py, __init__.py, .env.example, tests/, README.md")
+    steps = [
+        (f"cp {shown}/.env.example {shown}/.env", "fill in your API key, then export it"),
+        (f"cairn run {shown}", "talk to the agent"),
+        (f"pytest {shown}/tests", "its tests need no API key"),
+    ]
+    width = max(len(command) for command, _ in steps)
+    click.echo("next steps:")
+    for command, why in steps:
+        click.echo(f"  {command.ljust(width)}  # {why}")
+
+
+def _create(name: str, parent: Path, model: str, force: bool) -> Path:
+    _check_name(name)
+    if not model.strip():
+        raise CommandError("--model is empty; give a model string such as gemini-2.5-flash")
+    target = parent / name
+    if target.exists() and not target.is_dir():
+        raise CommandError(f"{target} exists and is a file; choose another NAME or --dir")
+    if target.is_dir() and any(target.iterdir()) and not force:
+        raise CommandError(
+            f"{target} exists and is not empty; choose another NAME or --dir, or pass --force "
+            "to overwrite the scaffold's files in it"
+        )
+    files = {
+        "__init__.py": _scaffold.INIT,
+        "agent.py": _scaffold.AGENT,
+        ".env.example": _scaffold.ENV_EXAMPLE,
+        "tests/__init__.py": _scaffold.TESTS_INIT,
+        "tests/test_agent.py": _scaffold.TEST_AGENT,
+        "README.md": _scaffold.README,
+    }
+    try:
+        for relative, template in files.items():
+            path = target / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(template.format(name=name, model=model), encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot write the project into {target}: {exc}") from exc
+    return target
+
+
+def _check_name(name: str) -> None:
+    if not name.isidentifier():
+        raise CommandError(
+            f"{name!r} is not a Python identifier, and NAME is imported as a package: use "
+            "letters, digits and underscores, not starting with a digit (e.g. "
+            f"{_suggest(name)!r})"
+        )
+    if keyword.iskeyword(name):
+        raise CommandError(f"{name!r} is a Python keyword; choose another NAME (e.g. {name}_agent)")
+    if name in sys.stdlib_module_names or name in {"cairn", "google", "tests", "test"}:
+        raise CommandError(
+            f"{name!r} would hide the module of the same name when imported; choose another "
+            f"NAME (e.g. {name}_agent)"
+        )
+
+
+def _suggest(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name.strip()).strip("_")
+    if not cleaned:
+        return "my_agent"
+    return cleaned if cleaned[0].isalpha() else f"agent_{cleaned}"
+
+
+__all__ = ["create"]
