@@ -1,0 +1,105 @@
+"""``create_app(settings)``: the FastAPI app; ``app_from_env()`` for ``uvicorn --factory``."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+from cairn.server.api_key import API_KEY_HEADER, ApiKeyMiddleware
+from cairn.server.body_limit import BodyLimitMiddleware
+from cairn.server.context import ServerContext
+from cairn.server.errors import install_error_handlers
+from cairn.server.registry import AppRegistry
+from cairn.server.request_log import WORKER_HEADER, RequestLogMiddleware
+from cairn.server.routes import apps, artifacts, history, interrupts, run, sessions
+from cairn.server.services import Services
+from cairn.server.settings import ServerSettings
+
+WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+
+
+class _CairnAPI(FastAPI):
+    """FastAPI with the request log outside everything else, Starlette's error layer included,
+    so that every response (a crash's 500 too) carries ``X-Cairn-Worker`` and is logged."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return RequestLogMiddleware(super().build_middleware_stack())
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """The HTTP API over the apps in ``settings.agents_dir`` (see docs/server.md).
+
+    The stores are opened once for the process and closed when the app shuts down
+    (its lifespan); each app gets one Runner, made on first use.
+    """
+    services = Services.open(settings.store, settings.artifact_store)
+    context = ServerContext(
+        settings=settings,
+        services=services,
+        apps=AppRegistry(
+            settings.agents_dir, services, auto_create_session=settings.auto_create_session
+        ),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await context.close()
+
+    app = _CairnAPI(
+        title="cairn",
+        summary="ADK-compatible HTTP API over an append-only event log",
+        lifespan=lifespan,
+    )
+    app.state.cairn = context
+    install_error_handlers(app)
+    for module in (apps, sessions, run, artifacts, history, interrupts):
+        app.include_router(module.router)
+    # Added innermost first: CORS (outermost) -> API key -> body limit -> routes.
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
+    if settings.api_key is not None:
+        app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=[WORKER_HEADER],
+        )
+    if settings.web:
+        if not (WEB_STATIC / "index.html").is_file():
+            raise RuntimeError(
+                f"web=True serves the dev UI from {WEB_STATIC}, which has no index.html; "
+                "reinstall cairn, or start the server without the UI (cairn api-server)"
+            )
+        app.mount("/", StaticFiles(directory=WEB_STATIC, html=True), name="web")
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """``create_app(ServerSettings.from_env())``, with request logs on stderr.
+
+    For ``uvicorn --factory cairn.server:app_from_env --workers N``: every worker process
+    builds its own app (its own stores, its own Runners) from the ``CAIRN_*`` variables.
+    """
+    log = logging.getLogger("cairn.server")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+    return create_app(ServerSettings.from_env())
+
+
+__all__ = ["API_KEY_HEADER", "WORKER_HEADER", "app_from_env", "create_app"]

@@ -1,0 +1,58 @@
+"""The status of each node run of one invocation, read from its events' ``nodeInfo.path``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cairn.events.event import Event
+from cairn.events.interrupts import answered_ids, interrupt_calls
+from cairn.events.node_info import NodeInfo
+from cairn.server.models import NodeStatus
+
+
+def node_statuses(events: Sequence[Event], invocation_id: str) -> list[NodeStatus]:
+    """Every node run (path) the invocation's events mention, in order of first appearance.
+
+    ``completed``: its run finished (an ``end_of_agent`` event on its path); ``waiting``:
+    it asked for input, or a call on its path waits for an answer; ``failed``: its latest
+    event is an error (a nested node run failing marks its workflow's path too);
+    ``running``: anything else (started, not finished — or stopped by a crash).
+    """
+    answered = answered_ids(events)
+    order: list[str] = []
+    completed: set[str] = set()
+    waiting: set[str] = set()
+    last_error: dict[str, bool] = {}
+    for event in events:
+        if event.invocation_id != invocation_id:
+            continue
+        path = event.node_info.path
+        if not path:
+            continue
+        for ancestor in _ancestors(path):
+            if ancestor not in last_error:
+                order.append(ancestor)
+                last_error[ancestor] = False
+        last_error[path] = bool(event.error_code)
+        if event.actions.end_of_agent:
+            completed.add(path)
+        if any(call.id not in answered for call in interrupt_calls(event)):
+            waiting.add(path)
+    statuses = []
+    for path in order:
+        if path in completed:
+            status = "completed"
+        elif path in waiting or any(w.startswith(path + "/") for w in waiting):
+            status = "waiting"
+        elif last_error[path]:
+            status = "failed"
+        else:
+            status = "running"
+        statuses.append(NodeStatus(path=path, name=NodeInfo(path=path).name, status=status))
+    return statuses
+
+
+def _ancestors(path: str) -> list[str]:
+    """``a@1``, ``a@1/b@1``, ``a@1/b@1/c@2`` for ``a@1/b@1/c@2`` (the path itself last)."""
+    segments = path.split("/")
+    return ["/".join(segments[: i + 1]) for i in range(len(segments))]

@@ -1,0 +1,52 @@
+"""The apps: ADK's ``/list-apps``; cairn's app description and node statuses of an invocation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from cairn.errors import InvocationNotFoundError
+from cairn.server.context import Server
+from cairn.server.graph import app_info
+from cairn.server.models import camel
+from cairn.server.nodes import node_statuses
+from cairn.server.routes.history import all_events
+
+router = APIRouter(tags=["apps"])
+
+
+@router.get("/list-apps", summary="The names of the apps served, sorted")
+async def list_apps(ctx: Server) -> list[str]:
+    return await ctx.apps.names()
+
+
+@router.get("/cairn/apps/{app_name}", tags=["cairn"], summary="An app: agent or workflow graph")
+async def describe_app(app_name: str, ctx: Server) -> Any:
+    runner = await ctx.runner(app_name)
+    return camel(app_info(runner.app_name, runner.agent))
+
+
+@router.get(
+    "/cairn/apps/{app_name}/users/{user_id}/sessions/{session_id}/invocations/{invocation_id}"
+    "/nodes",
+    tags=["cairn"],
+    summary="The status of each node run of an invocation, from its events",
+)
+async def invocation_nodes(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    invocation_id: str,
+) -> list[Any]:
+    await ctx.session_head(app_name, user_id, session_id)
+    events = await all_events(ctx, app_name, user_id, session_id)
+    if not any(event.invocation_id == invocation_id for event in events):
+        raise InvocationNotFoundError(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=invocation_id,
+        )
+    return [camel(status) for status in node_statuses(events, invocation_id)]

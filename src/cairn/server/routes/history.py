@@ -1,0 +1,165 @@
+"""cairn's session routes: pages of sessions and events, a summary, rewind, fork, verify."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+
+from cairn.events.event import Event
+from cairn.events.rewind import rewound_event_ids
+from cairn.server.context import Server, ServerContext
+from cairn.server.models import ForkRequest, RewindRequest, session_json
+from cairn.sessions.verify import verify_session
+
+router = APIRouter(prefix="/cairn", tags=["cairn"])
+SESSIONS = "/apps/{app_name}/users/{user_id}/sessions"
+_PAGE = 1000
+
+
+async def all_events(ctx: ServerContext, app_name: str, user_id: str, sid: str) -> list[Event]:
+    """The session's whole log, read page by page."""
+    found: list[Event] = []
+    cursor = None
+    while True:
+        page = await ctx.sessions.list_events(
+            app_name=app_name, user_id=user_id, session_id=sid, limit=_PAGE, cursor=cursor
+        )
+        found.extend(page.events)
+        if page.next_cursor is None:
+            return found
+        cursor = page.next_cursor
+
+
+@router.get(SESSIONS, summary="A page of sessions, newest first (user '*': every user)")
+async def list_sessions_page(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    cursor: str | None = None,
+) -> Any:
+    await ctx.apps.check(app_name)
+    user = None if user_id == "*" else user_id
+    page = await ctx.sessions.list_sessions_page(
+        app_name=app_name, user_id=user, limit=limit, cursor=cursor or None
+    )
+    total = await ctx.sessions.count_sessions(app_name=app_name, user_id=user)
+    data: dict[str, Any] = {
+        "sessions": [session_json(s, events=False) for s in page.sessions],
+        "total": total,
+    }
+    if page.next_cursor is not None:
+        data["nextCursor"] = page.next_cursor
+    return data
+
+
+@router.get(
+    SESSIONS + "/{session_id}",
+    summary="A session (no events), its initial state, event count and rewound event ids",
+)
+async def session_summary(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
+    session = await ctx.session_head(app_name, user_id, session_id)
+    initial = await ctx.sessions.get_initial_state(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    events = await all_events(ctx, app_name, user_id, session_id)
+    rewound = rewound_event_ids(events)
+    return {
+        "session": session_json(session, events=False),
+        "initialState": initial or {},
+        "eventCount": len(events),
+        "rewoundEventIds": [e.id for e in events if e.id in rewound],
+    }
+
+
+@router.get(SESSIONS + "/{session_id}/events", summary="A page of a session's events")
+async def list_events(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: str | None = None,
+    direction: Literal["forward", "backward"] = "forward",
+) -> Any:
+    await ctx.apps.check(app_name)
+    page = await ctx.sessions.list_events(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        limit=limit,
+        cursor=cursor or None,
+        direction=direction,
+    )
+    data: dict[str, Any] = {"events": [event.to_dict() for event in page.events]}
+    if page.next_cursor is not None:
+        data["nextCursor"] = page.next_cursor
+    return data
+
+
+@router.post(
+    SESSIONS + "/{session_id}/rewind",
+    summary="Take the session back to just before an invocation; returns the rewind event",
+)
+async def rewind(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    body: RewindRequest,
+) -> Any:
+    runner = await ctx.runner(app_name)
+    await ctx.session_head(app_name, user_id, session_id)
+    event = await runner.rewind_async(
+        user_id=user_id, session_id=session_id, rewind_before_invocation_id=body.invocation_id
+    )
+    return event.to_dict()
+
+
+@router.post(
+    SESSIONS + "/{session_id}/fork",
+    summary="A new session whose history is a prefix of this one's (up to an event)",
+)
+async def fork(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    body: ForkRequest | None = None,
+) -> Any:
+    body = body or ForkRequest()
+    await ctx.apps.check(app_name)
+    session = await ctx.sessions.fork_session(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        up_to_event_id=body.up_to_event_id,
+        new_session_id=body.new_session_id,
+    )
+    return session_json(session, events=False)
+
+
+@router.get(
+    SESSIONS + "/{session_id}/verify",
+    summary="Check that the session's stored state equals the fold of its log",
+)
+async def verify(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
+    await ctx.session_head(app_name, user_id, session_id)
+    differences = await verify_session(
+        ctx.sessions, app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    return {
+        "ok": not differences,
+        "differences": [
+            {
+                "scope": d.scope,
+                "key": d.key,
+                "kind": d.kind,
+                "stored": d.stored,
+                "expected": d.expected,
+                "description": d.describe(),
+            }
+            for d in differences
+        ],
+    }

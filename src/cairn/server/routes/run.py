@@ -1,0 +1,57 @@
+"""ADK's ``/run`` (every event at once) and ``/run_sse`` (each event as it is committed)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+
+from fastapi import APIRouter
+from starlette.responses import Response, StreamingResponse
+
+from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.events.event import Event
+from cairn.server.context import Server, ServerContext
+from cairn.server.errors import InvalidRequestError
+from cairn.server.models import RunAgentRequest, events_response
+from cairn.server.streaming import event_stream
+
+router = APIRouter(tags=["run"])
+
+
+async def run_events(
+    ctx: ServerContext, request: RunAgentRequest, *, streaming: bool
+) -> AsyncGenerator[Event, None]:
+    """The invocation the request asks for (checked first: app, and a message or an id)."""
+    if request.new_message is None and request.invocation_id is None:
+        raise InvalidRequestError(
+            "the request needs newMessage (a Content) to start an invocation, or "
+            "invocationId to continue one"
+        )
+    runner = await ctx.runner(request.app_name)
+    config = RunConfig(
+        streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE,
+        custom_metadata=request.custom_metadata,
+    )
+    return runner.run_async(
+        user_id=request.user_id,
+        session_id=request.session_id,
+        invocation_id=request.invocation_id,
+        new_message=request.new_message,
+        state_delta=request.state_delta,
+        run_config=config,
+    )
+
+
+@router.post("/run", summary="Run an invocation; returns its events (each already committed)")
+async def run(body: RunAgentRequest, ctx: Server) -> Response:
+    events = await run_events(ctx, body, streaming=False)
+    return events_response([event async for event in events])
+
+
+@router.post(
+    "/run_sse",
+    summary="Run an invocation as server-sent events (partial chunks too when streaming)",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def run_sse(body: RunAgentRequest, ctx: Server) -> Response:
+    return await event_stream(await run_events(ctx, body, streaming=body.streaming))

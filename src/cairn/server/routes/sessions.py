@@ -1,0 +1,124 @@
+"""ADK's session routes: list, create, get, delete, and PATCH a state delta."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Response
+
+from cairn.errors import SessionBusyError
+from cairn.events.event import Event
+from cairn.events.event_actions import EventActions
+from cairn.server.context import Server, ServerContext
+from cairn.server.models import (
+    CreateSessionRequest,
+    CreateSessionWithIdRequest,
+    UpdateSessionRequest,
+    session_json,
+)
+from cairn.sessions.session import Session
+
+router = APIRouter(tags=["sessions"])
+SESSIONS = "/apps/{app_name}/users/{user_id}/sessions"
+_LEASE_TTL = 30.0
+
+
+@router.get(SESSIONS, summary="List a user's sessions (without events)")
+async def list_sessions(app_name: str, user_id: str, ctx: Server) -> list[Any]:
+    await ctx.apps.check(app_name)
+    listed = await ctx.sessions.list_sessions(app_name=app_name, user_id=user_id)
+    return [session_json(s, events=False) for s in listed.sessions]
+
+
+async def _create(
+    ctx: ServerContext,
+    app_name: str,
+    user_id: str,
+    session_id: str | None,
+    state: dict[str, Any] | None,
+    events: list[Event] | None,
+) -> Session:
+    await ctx.apps.check(app_name)
+    session = await ctx.sessions.create_session(
+        app_name=app_name, user_id=user_id, session_id=session_id, state=state
+    )
+    for event in events or []:
+        await ctx.sessions.append_event(session, event)
+    return session
+
+
+@router.post(SESSIONS, summary="Create a session (409 if sessionId is taken)")
+async def create_session(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    body: Annotated[CreateSessionRequest | None, Body()] = None,
+) -> Any:
+    body = body or CreateSessionRequest()
+    session = await _create(ctx, app_name, user_id, body.session_id, body.state, body.events)
+    return session_json(session)
+
+
+@router.post(SESSIONS + "/{session_id}", summary="Create a session with this id")
+async def create_session_with_id(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    body: Annotated[CreateSessionWithIdRequest | None, Body()] = None,
+) -> Any:
+    state = body.state if body is not None else None
+    return session_json(await _create(ctx, app_name, user_id, session_id, state, None))
+
+
+@router.get(SESSIONS + "/{session_id}", summary="A session with its state and every event")
+async def get_session(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
+    await ctx.session_head(app_name, user_id, session_id)
+    session = await ctx.sessions.get_session(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    assert session is not None
+    return session_json(session)
+
+
+@router.delete(SESSIONS + "/{session_id}", status_code=204, summary="Delete a session")
+async def delete_session(app_name: str, user_id: str, session_id: str, ctx: Server) -> Response:
+    await ctx.session_head(app_name, user_id, session_id)
+    await ctx.sessions.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    return Response(status_code=204)
+
+
+@router.patch(
+    SESSIONS + "/{session_id}",
+    summary="Change state: appends a user event carrying stateDelta (409 while a run holds it)",
+)
+async def update_session(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    body: UpdateSessionRequest,
+) -> Any:
+    await ctx.session_head(app_name, user_id, session_id)
+    key = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
+    holder = f"state-update-{uuid.uuid4().hex[:12]}@{os.getpid()}"
+    current = await ctx.sessions.acquire_session_lease(**key, holder=holder, ttl=_LEASE_TTL)
+    if current is not None:
+        raise SessionBusyError(**key, waited=0.0, holder=current)
+    try:
+        session = await ctx.session_head(app_name, user_id, session_id)
+        event = Event(
+            invocation_id=f"p-{uuid.uuid4()}",
+            author="user",
+            actions=EventActions(state_delta=dict(body.state_delta)),
+        )
+        await ctx.sessions.append_event(session, event)
+    finally:
+        await ctx.sessions.release_session_lease(**key, holder=holder)
+    updated = await ctx.sessions.get_session(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    assert updated is not None
+    return session_json(updated)
