@@ -1,0 +1,105 @@
+"""``/run`` and ``/run_sse``: events as the Python Runner yields them, each already committed."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from tests.server.harness import asgi_client, run_body, server_app, sse_payloads
+
+from cairn.events.event import Event
+
+
+async def stored_events(api: httpx.AsyncClient, app: str, session: str) -> list[Event]:
+    service = server_app(api).state.cairn.sessions
+    stored = await service.get_session(app_name=app, user_id="ada", session_id=session)
+    return list(stored.events)
+
+
+async def test_run_returns_the_events_exactly_as_stored(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    response = await api.post("/run", json=run_body("echo", "s", "hi", stateDelta={"mood": "ok"}))
+    assert response.status_code == 200
+    (reply,) = response.json()
+    assert reply["content"]["parts"][0]["text"] == "echo: hi"
+    user, model = await stored_events(api, "echo", "s")
+    assert user.actions.state_delta == {"mood": "ok"}
+    assert response.json() == [model.to_dict()]
+
+
+async def test_run_sse_streams_partial_chunks_then_the_committed_reply(
+    api: httpx.AsyncClient,
+) -> None:
+    await api.post("/apps/streamer/users/ada/sessions", json={"sessionId": "s"})
+    body = run_body("streamer", "s", "hi", streaming=True)
+    response = await api.post("/run_sse", json=body)
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = [json.loads(p) for p in sse_payloads(response.text)]
+    assert [e.get("partial", False) for e in events] == [True, True, True, False]
+    assert [e["content"]["parts"][0]["text"] for e in events] == [
+        "Hel",
+        "lo, ",
+        "world",
+        "Hello, world",
+    ]
+    stored = await stored_events(api, "streamer", "s")
+    assert [e.to_dict() for e in stored[1:]] == [events[-1]]  # partial events never stored
+
+
+async def test_run_sse_without_streaming_sends_whole_events_only(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/streamer/users/ada/sessions", json={"sessionId": "s"})
+    response = await api.post("/run_sse", json=run_body("streamer", "s", "hi"))
+    (event,) = [json.loads(p) for p in sse_payloads(response.text)]
+    assert event["content"]["parts"][0]["text"] == "Hello, world" and "partial" not in event
+
+
+async def test_an_agent_that_raises_ends_the_stream_with_an_error_event(
+    api: httpx.AsyncClient,
+) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    await api.post("/run", json=run_body("echo", "s", "first"))
+    response = await api.post("/run_sse", json=run_body("echo", "s", "fail"))
+    assert response.status_code == 200
+    (error,) = [json.loads(p) for p in sse_payloads(response.text)]
+    assert error == {"error": "RuntimeError: the echo agent was told to fail"}
+    # The user's message was committed before the agent failed; nothing else was.
+    assert [e.author for e in await stored_events(api, "echo", "s")] == ["user", "echo", "user"]
+    failed = await api.post("/run", json=run_body("echo", "s", "fail"))
+    assert failed.status_code == 500 and "told to fail" in failed.json()["detail"]
+
+
+async def test_request_errors_are_statuses_not_stream_events(api: httpx.AsyncClient) -> None:
+    missing = await api.post("/run_sse", json=run_body("echo", "nope", "hi"))
+    assert missing.status_code == 404 and "'nope'" in missing.json()["detail"]
+    assert (await api.post("/run", json=run_body("nope", "s", "hi"))).status_code == 404
+    neither = await api.post("/run", json=run_body("echo", "s"))
+    assert neither.status_code == 422 and "newMessage" in neither.json()["detail"]
+    no_app = await api.post("/run", json={"userId": "ada", "sessionId": "s"})
+    assert no_app.status_code == 422 and no_app.json()["detail"][0]["loc"] == ["body", "appName"]
+
+
+async def test_a_second_run_on_a_busy_session_is_409(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    service = server_app(api).state.cairn.sessions
+    await service.acquire_session_lease(
+        app_name="echo", user_id="ada", session_id="s", holder="other", ttl=30
+    )
+    busy = await api.post("/run_sse", json=run_body("echo", "s", "hi"))
+    assert busy.status_code == 409 and "busy" in busy.json()["detail"]
+
+
+async def test_invocation_id_continues_an_invocation(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    (first,) = (await api.post("/run", json=run_body("echo", "s", "hi"))).json()
+    again = await api.post("/run", json=run_body("echo", "s", invocationId=first["invocationId"]))
+    assert again.status_code == 200
+    assert again.json()[0]["invocationId"] == first["invocationId"]
+    unknown = await api.post("/run", json=run_body("echo", "s", invocationId="e-nope"))
+    assert unknown.status_code == 404 and "'e-nope'" in unknown.json()["detail"]
+
+
+async def test_auto_create_session_creates_missing_sessions() -> None:
+    async with asgi_client(auto_create_session=True) as api:
+        response = await api.post("/run", json=run_body("echo", "fresh", "hi"))
+        assert response.status_code == 200
+        assert (await api.get("/apps/echo/users/ada/sessions/fresh")).status_code == 200
