@@ -17,7 +17,7 @@ from cairn.events.json_values import check_json_state, copy_json
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.fold import session_state_of
 from cairn.sessions.paging import Direction, EventPage, SessionPage
-from cairn.sessions.scopes import apply_to_state, split_by_scope, without_temp
+from cairn.sessions.scopes import apply_to_state, split_by_scope, stored_form, without_temp
 from cairn.sessions.session import Session
 
 DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
@@ -243,6 +243,58 @@ class BaseSessionService(abc.ABC):
             events=events,
         )
 
+    async def import_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        events: list[Event],
+        initial_state: dict[str, Any] | None = None,
+        state: dict[str, Any] | None = None,
+        last_update_time: float | None = None,
+    ) -> Session:
+        """Create a session holding ``events`` exactly as given (e.g. exported from another
+        store), in one step: it lands whole or not at all.
+
+        ``initial_state`` is what ``create_session`` was given. ``state`` is the
+        session's merged state as exported: its session keys become the
+        session's own state (default: the fold of ``events`` over
+        ``initial_state``), and its ``app:``/``user:`` keys are written to the
+        shared scopes in the same step. The events' changes are history: they
+        are not applied again. ``last_update_time`` defaults to now. Raises
+        ``SessionAlreadyExistsError`` for a taken id, ``InvalidEventError``
+        (partial, duplicate or unencodable events) or ``InvalidStateValueError``.
+        """
+        session_id = session_id.strip()
+        if not session_id:
+            raise ValueError("import_session needs a non-empty session_id")
+        initial = without_temp(dict(initial_state or {}))
+        check_json_state(initial, where=f"the initial state of session {session_id!r}")
+        final = session_state_of(initial, events) if state is None else without_temp(dict(state))
+        check_json_state(final, where=f"the state of session {session_id!r}")
+        seen: set[str] = set()
+        for event in events:
+            if event.partial:
+                raise InvalidEventError(
+                    event_id=event.id, reason="it is partial, and partial events are never stored."
+                )
+            if event.id in seen:
+                raise InvalidEventError(
+                    event_id=event.id,
+                    reason=f"session {session_id!r} has two events with this id.",
+                )
+            seen.add(event.id)
+        return await self._import_session(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            initial_state=copy_json(initial),
+            state=copy_json(final),
+            events=[stored_form(event) for event in events],
+            last_update_time=last_update_time,
+        )
+
     @abc.abstractmethod
     async def _import_session(
         self,
@@ -253,12 +305,15 @@ class BaseSessionService(abc.ABC):
         initial_state: dict[str, Any],
         state: dict[str, Any],
         events: list[Event],
+        last_update_time: float | None = None,
     ) -> Session:
-        """Create a session holding ``events`` as they are, in one step.
+        """Create a session holding ``events`` as they are, in one step, last updated at
+        ``last_update_time`` (default: now).
 
-        ``initial_state`` and ``state`` are session-scope only; shared scopes
-        are not touched (the events' changes to them are history, not applied
-        again). Raises ``SessionAlreadyExistsError`` for a taken id.
+        ``state``'s session keys are the session's own state; its ``app:`` and
+        ``user:`` keys, if any, are written to the shared scopes in the same step
+        (``fork_session`` passes none). The events' changes are history, not
+        applied again. Raises ``SessionAlreadyExistsError`` for a taken id.
         """
 
     async def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default

@@ -167,15 +167,17 @@ class InMemorySessionService(BaseSessionService):
         initial_state: dict[str, Any],
         state: dict[str, Any],
         events: list[Event],
+        last_update_time: float | None = None,
     ) -> Session:
         raws = [encode_event(event, self.max_event_bytes) for event in events]
+        scoped = split_by_scope(state)
         stored = _StoredSession(
             app_name=app_name,
             user_id=user_id,
             id=session_id,
             initial_state=copy_json(initial_state),
-            state=copy_json(state),
-            last_update_time=time.time(),
+            state=copy_json(scoped.session),
+            last_update_time=time.time() if last_update_time is None else last_update_time,
             revision=len(raws),
         )
         for raw, event in zip(raws, events, strict=True):
@@ -189,6 +191,10 @@ class InMemorySessionService(BaseSessionService):
                 raise SessionAlreadyExistsError(
                     app_name=app_name, user_id=user_id, session_id=session_id
                 )
+            if scoped.app:
+                self._app_state.setdefault(app_name, {}).update(copy_json(scoped.app))
+            if scoped.user:
+                self._user_state.setdefault((app_name, user_id), {}).update(copy_json(scoped.user))
             self._sessions.setdefault((app_name, user_id), {})[session_id] = stored
             return self._snapshot(stored, stored.events)
 

@@ -79,6 +79,7 @@ class SqlSessionStore(BaseSessionService):
         initial_state: dict[str, Any],
         state: dict[str, Any],
         events: list[Event],
+        last_update_time: float | None = None,
     ) -> Session:
         ops.check_names(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
@@ -98,7 +99,13 @@ class SqlSessionStore(BaseSessionService):
         ]
         try:
             await self._transaction(
-                ops.import_session, key, initial_state, rows, event_rows, time.time(), write=True
+                ops.import_session,
+                key,
+                initial_state,
+                rows,
+                event_rows,
+                time.time() if last_update_time is None else last_update_time,
+                write=True,
             )
         except IntegrityError:
             raise SessionAlreadyExistsError(
