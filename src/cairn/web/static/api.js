@@ -1,0 +1,146 @@
+// The HTTP API (docs/design/http-api-contract.md): JSON fetches and event streams.
+
+const KEY_STORAGE = "cairn.apiKey";
+
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail || `HTTP ${status}`);
+    this.status = status;
+  }
+}
+
+export const apiKey = {
+  get: () => localStorage.getItem(KEY_STORAGE) || "",
+  set: (value) => (value ? localStorage.setItem(KEY_STORAGE, value) : localStorage.removeItem(KEY_STORAGE)),
+};
+
+/** Called with the error when the server answers 401 (the UI then asks for a key). */
+let onUnauthorized = () => {};
+export function setUnauthorizedHandler(handler) {
+  onUnauthorized = handler;
+}
+
+const enc = encodeURIComponent;
+
+function headers(extra = {}) {
+  const result = { ...extra };
+  const key = apiKey.get();
+  if (key) result["X-API-Key"] = key;
+  return result;
+}
+
+async function failure(response) {
+  let detail = `${response.status} ${response.statusText}`;
+  try {
+    const body = await response.json();
+    if (typeof body.detail === "string") detail = body.detail;
+    else if (Array.isArray(body.detail)) {
+      detail = body.detail.map((d) => `${(d.loc || []).join(".")}: ${d.msg}`).join("; ");
+    }
+  } catch {
+    /* not JSON */
+  }
+  const error = new ApiError(response.status, detail);
+  if (response.status === 401) onUnauthorized(error);
+  return error;
+}
+
+async function request(method, path, body) {
+  const init = { method, headers: headers() };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (!response.ok) throw await failure(response);
+  if (response.status === 204) return null;
+  const text = await response.text();
+  return text ? JSON.parse(text) : null;
+}
+
+/**
+ * POST a body and call onEvent(event) for each `data:` item of the
+ * text/event-stream answer, as it arrives. Resolves when the stream ends;
+ * rejects on an HTTP error or on a `{"error": ...}` item.
+ */
+async function stream(path, body, onEvent, signal) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) throw await failure(response);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let streamError = null;
+  const flush = (block) => {
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).replace(/^ /, ""))
+      .join("\n");
+    if (!data) return;
+    const item = JSON.parse(data);
+    if (item && typeof item.error === "string" && !item.id) streamError = new ApiError(500, item.error);
+    else onEvent(item);
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+      flush(block);
+    }
+  }
+  if (buffer.trim()) flush(buffer);
+  if (streamError) throw streamError;
+}
+
+const session = (app, user, sid) => `/apps/${enc(app)}/users/${enc(user)}/sessions/${enc(sid)}`;
+const cairnSession = (app, user, sid) => `/cairn${session(app, user, sid)}`;
+
+export const api = {
+  listApps: () => request("GET", "/list-apps"),
+  appInfo: (app) => request("GET", `/cairn/apps/${enc(app)}`),
+  sessionsPage: (app, user, cursor, limit = 30) => {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor) query.set("cursor", cursor);
+    return request("GET", `/cairn/apps/${enc(app)}/users/${enc(user)}/sessions?${query}`);
+  },
+  createSession: (app, user, body = {}) =>
+    request("POST", `/apps/${enc(app)}/users/${enc(user)}/sessions`, body),
+  deleteSession: (app, user, sid) => request("DELETE", session(app, user, sid)),
+  sessionDetail: (app, user, sid) => request("GET", cairnSession(app, user, sid)),
+  async allEvents(app, user, sid) {
+    const events = [];
+    let cursor = null;
+    do {
+      const query = new URLSearchParams({ limit: "500", direction: "forward" });
+      if (cursor) query.set("cursor", cursor);
+      const page = await request("GET", `${cairnSession(app, user, sid)}/events?${query}`);
+      events.push(...page.events);
+      cursor = page.nextCursor || null;
+    } while (cursor);
+    return events;
+  },
+  interrupts: (app, user, sid) => request("GET", `${cairnSession(app, user, sid)}/interrupts`),
+  nodes: (app, user, sid, inv) =>
+    request("GET", `${cairnSession(app, user, sid)}/invocations/${enc(inv)}/nodes`),
+  rewind: (app, user, sid, invocationId) =>
+    request("POST", `${cairnSession(app, user, sid)}/rewind`, { invocationId }),
+  fork: (app, user, sid, upToEventId) =>
+    request("POST", `${cairnSession(app, user, sid)}/fork`, { upToEventId }),
+  run: (body, onEvent, signal) => stream("/run_sse", body, onEvent, signal),
+  answer: (app, user, sid, interruptId, response, streaming, onEvent, signal) =>
+    stream(
+      `${cairnSession(app, user, sid)}/interrupts/${enc(interruptId)}`,
+      { response, streaming },
+      onEvent,
+      signal,
+    ),
+};

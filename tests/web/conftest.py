@@ -1,0 +1,144 @@
+"""The web UI end to end: the real server (uvicorn in a subprocess) and headless Chromium.
+
+Debian's chromium is used as is (nothing is downloaded). Without it the tests skip on a
+laptop and fail in CI (``CAIRN_REQUIRE_SERVICES=1``), like the database tests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.support.databases import service_unavailable
+
+AGENTS = Path(__file__).resolve().parent / "agents"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = Path(os.environ.get("CAIRN_CHROMIUM", "/usr/bin/chromium"))
+UVICORN = [sys.executable, "-m", "uvicorn", "--factory", "cairn.server:app_from_env"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass
+class Server:
+    url: str
+    log: Path
+
+    def client(self, api_key: str | None = None) -> httpx.Client:
+        headers = {"X-API-Key": api_key} if api_key else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=10)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start_server(directory: Path, **extra_env: str) -> Iterator[Server]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "CAIRN_WEB": "1",
+        "CAIRN_AGENTS_DIR": str(AGENTS),
+        "CAIRN_STORE": str(directory / "sessions.db"),
+        **extra_env,
+    }
+    log = directory / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [*UVICORN, "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/index.html", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the server did not start:\n{log.read_text(errors='replace')}")
+            time.sleep(0.1)
+        yield Server(url=url, log=log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from _start_server(tmp_path_factory.mktemp("web-server"))
+
+
+@pytest.fixture(scope="session")
+def locked_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server that needs the API key ``open-sesame``."""
+    yield from _start_server(tmp_path_factory.mktemp("locked-server"), CAIRN_API_KEY="open-sesame")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        service_unavailable(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # launch() gives every run a fresh, temporary user-data directory.
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
+    """A page in a fresh context (its own localStorage); fails the test on a JavaScript error."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})  # type: ignore[attr-defined]
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    yield page
+    context.close()
+    allowed = getattr(request.node, "allowed_console_errors", ())
+    unexpected = [e for e in errors if not any(a in e for a in allowed)]
+    assert unexpected == [], f"JavaScript errors: {unexpected}"
+
+
+@pytest.fixture
+def screenshot() -> Callable[[object, str], Path]:
+    """``screenshot(page, name)`` saves tests/web/screenshots/<name>.png and prints its path."""
+
+    def save(page: object, name: str) -> Path:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path))  # type: ignore[attr-defined]
+        print(f"screenshot: {path}")
+        return path
+
+    return save
