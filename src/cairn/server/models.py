@@ -2,15 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
 from pydantic.alias_generators import to_camel
 from starlette.responses import Response
 
 from cairn.events.event import Event
 from cairn.sessions.session import Session
+
+
+def _contained(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """Some google-genai validators raise plain errors on odd input: make them a 422."""
+    try:
+        return handler(value)
+    except ValidationError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"not a valid value ({type(exc).__name__}: {exc})") from exc
+
+
+ContentJSON = Annotated[types.Content, WrapValidator(_contained)]
+EventJSON = Annotated[Event, WrapValidator(_contained)]
 
 
 class Body(BaseModel):
@@ -22,7 +43,7 @@ class Body(BaseModel):
 class CreateSessionRequest(Body):
     session_id: str | None = None
     state: dict[str, Any] | None = None
-    events: list[Event] | None = None
+    events: list[EventJSON] | None = None
 
 
 class CreateSessionWithIdRequest(Body):
@@ -40,7 +61,7 @@ class RunAgentRequest(Body):
     app_name: str
     user_id: str
     session_id: str
-    new_message: types.Content | None = None
+    new_message: ContentJSON | None = None
     streaming: bool = False
     state_delta: dict[str, Any] | None = None
     invocation_id: str | None = None
