@@ -9,6 +9,7 @@ from cairn.cli.create import create
 from cairn.cli.info import info
 from cairn.cli.migrate import migrate
 from cairn.cli.run import run
+from cairn.cli.serve import api_server, web
 from cairn.cli.sessions import sessions
 from cairn.cli.verify import verify
 
@@ -24,6 +25,8 @@ main.add_command(info)
 main.add_command(migrate)
 main.add_command(run)
 main.add_command(sessions)
+main.add_command(api_server)
+main.add_command(web)
 main.add_command(verify)
 
 __all__ = ["main"]

@@ -1,0 +1,251 @@
+"""``cairn api-server`` and ``cairn web``: the HTTP API (and the dev UI) under uvicorn.
+
+Both set the ``CAIRN_*`` variables of the HTTP API contract and run
+``uvicorn.run("cairn.server:app_from_env", factory=True, ...)``, so every
+worker process (``--workers N``) and every reload builds the same app.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cairn.cli._errors import EXIT_ERROR, EXIT_NOT_FOUND
+from cairn.cli._options import STORE_HELP
+
+APP_FACTORY = "cairn.server:app_from_env"
+_LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.argument(
+            "path", type=click.Path(path_type=Path), default=Path("."), required=False
+        ),
+        click.option(
+            "--host", default="127.0.0.1", show_default=True, help="The address to listen on."
+        ),
+        click.option(
+            "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+            help="The port to listen on.",
+        ),
+        click.option(
+            "--store", default=None, metavar="URL", envvar="CAIRN_STORE",
+            help=STORE_HELP + " memory:// keeps nothing after the server stops. "
+            "[env: CAIRN_STORE]",
+        ),
+        click.option(
+            "--artifact-store", default=None, metavar="URL|DIR", envvar="CAIRN_ARTIFACT_STORE",
+            help="Where artifacts go: a directory, or memory:// (default: the session store's "
+            "database). [env: CAIRN_ARTIFACT_STORE]",
+        ),
+        click.option(
+            "--cors-origin", "cors_origins", multiple=True, metavar="ORIGIN",
+            help="Allow browser requests from ORIGIN, e.g. http://localhost:3000 "
+            "(repeatable).",
+        ),
+        click.option(
+            "--api-key", default=None, metavar="KEY", envvar="CAIRN_API_KEY",
+            help="Require this key in the X-API-Key header of every API request. "
+            "[env: CAIRN_API_KEY]",
+        ),
+        click.option(
+            "--max-body-bytes", type=click.IntRange(min=1), default=None, metavar="N",
+            help="Refuse request bodies larger than N bytes with 413 (default 1048576).",
+        ),
+        click.option(
+            "--workers", type=click.IntRange(min=1), default=1, show_default=True,
+            help="Worker processes (they share the store: use a file or a database).",
+        ),
+        click.option("--reload", is_flag=True, help="Restart when files under PATH change."),
+        click.option(
+            "--auto-create-session", is_flag=True,
+            help="/run and /run_sse create a session that does not exist yet.",
+        ),
+        click.option(
+            "--log-level",
+            type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+            default="info",
+            show_default=True,
+            help="uvicorn's log level.",
+        ),
+    ]  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.command("api-server")
+@_server_options
+def api_server(**options: Any) -> None:
+    """Serve the agents under PATH over HTTP: ADK's api_server routes and cairn's own.
+
+    PATH (default: the current directory) is one agent — a .py file or a
+    package defining root_agent or app, as `cairn run` loads — or a directory
+    whose subdirectories are agents, each an app named after its directory.
+    Sessions go to --store; any number of servers (and --workers) can share a
+    SQLite file or a database. The OpenAPI docs are at /docs.
+
+    \b
+    Examples:
+      cairn api-server agents/
+      cairn api-server my_agent --port 9000 --store postgresql+asyncpg://me@db/cairn
+      cairn api-server agents/ --workers 4 --api-key "$(cat key.txt)"
+      cairn api-server agents/ --cors-origin http://localhost:3000 --reload
+
+    \b
+    Exit codes:
+      0  stopped
+      1  PATH does not exist
+      2  refused: bad options, or the server could not start
+    """
+    _serve(web=False, **options)
+
+
+@click.command()
+@_server_options
+def web(**options: Any) -> None:
+    """Serve the agents under PATH with the dev web UI at / (and the HTTP API).
+
+    The same server as `cairn api-server`, plus a browser UI: chat with an
+    agent, watch its events and a workflow's graph, answer pending
+    interrupts, rewind and fork sessions. Its URL is printed at the start.
+
+    \b
+    Examples:
+      cairn web agents/
+      cairn web my_agent.py --port 8080 --store .cairn/sessions.db
+      cairn web agents/ --reload
+
+    \b
+    Exit codes:
+      0  stopped
+      1  PATH does not exist
+      2  refused: bad options, or the server could not start
+    """
+    _serve(web=True, **options)
+
+
+def _serve(
+    *,
+    web: bool,
+    path: Path,
+    host: str,
+    port: int,
+    store: str | None,
+    artifact_store: str | None,
+    cors_origins: tuple[str, ...],
+    api_key: str | None,
+    max_body_bytes: int | None,
+    workers: int,
+    reload: bool,
+    auto_create_session: bool,
+    log_level: str,
+) -> None:
+    if reload and workers > 1:
+        raise click.UsageError("--reload runs one process; leave out --workers (or --reload)")
+    if store == "memory://" and workers > 1:
+        raise click.UsageError(
+            "memory:// keeps sessions inside one process, so --workers would not share them; "
+            "use a SQLite file or a database URL with --workers"
+        )
+    if not path.exists():
+        click.echo(
+            f"error: {path} does not exist; give an agent file, package or directory", err=True
+        )
+        sys.exit(EXIT_NOT_FOUND)
+    if importlib.util.find_spec("cairn.server") is None:  # pragma: no cover - packaging
+        click.echo("error: cairn.server is not installed with this cairn", err=True)
+        sys.exit(EXIT_ERROR)
+    environment = _environment(
+        web=web,
+        path=path,
+        store=store,
+        artifact_store=artifact_store,
+        cors_origins=cors_origins,
+        api_key=api_key,
+        max_body_bytes=max_body_bytes,
+        auto_create_session=auto_create_session,
+    )
+    os.environ.update({k: v for k, v in environment.items() if v is not None})
+    for name in [k for k, v in environment.items() if v is None]:
+        os.environ.pop(name, None)
+    url = f"http://{_display_host(host)}:{port}"
+    if web:
+        click.echo(f"cairn web: open {url}/ in your browser (Ctrl-C stops the server)")
+    else:
+        click.echo(f"cairn api-server: {url} (OpenAPI docs at {url}/docs; Ctrl-C stops it)")
+    if host not in _LOCAL_HOSTS and not api_key:
+        click.echo(
+            f"warning: listening on {host} without --api-key: anyone who can reach this port "
+            "can run these agents and read their sessions",
+            err=True,
+        )
+    import uvicorn  # imported here: the other commands do not need it
+
+    try:
+        uvicorn.run(
+            APP_FACTORY,
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers if workers > 1 else None,
+            reload=reload,
+            reload_dirs=[str(_watched(path))] if reload else None,
+            log_level=log_level,
+        )
+    except (OSError, SystemExit) as exc:
+        code = exc.code if isinstance(exc, SystemExit) else None
+        if isinstance(exc, SystemExit) and code in (0, None):
+            return
+        click.echo(f"error: the server stopped: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _environment(
+    *,
+    web: bool,
+    path: Path,
+    store: str | None,
+    artifact_store: str | None,
+    cors_origins: tuple[str, ...],
+    api_key: str | None,
+    max_body_bytes: int | None,
+    auto_create_session: bool,
+) -> dict[str, str | None]:
+    """The ``CAIRN_*`` variables for ``app_from_env`` (None: unset it). Options that are not
+    given leave their variable as the environment has it."""
+    environment: dict[str, str | None] = {
+        "CAIRN_AGENTS_DIR": str(path.resolve()),
+        "CAIRN_WEB": "1" if web else None,
+    }
+    if store is not None:
+        environment["CAIRN_STORE"] = store
+    if artifact_store is not None:
+        environment["CAIRN_ARTIFACT_STORE"] = artifact_store
+    if cors_origins:
+        environment["CAIRN_CORS_ORIGINS"] = ",".join(cors_origins)
+    if api_key:
+        environment["CAIRN_API_KEY"] = api_key
+    if max_body_bytes is not None:
+        environment["CAIRN_MAX_BODY_BYTES"] = str(max_body_bytes)
+    if auto_create_session:
+        environment["CAIRN_AUTO_CREATE_SESSION"] = "1"
+    return environment
+
+
+def _display_host(host: str) -> str:
+    if host in {"0.0.0.0", "::", ""}:
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def _watched(path: Path) -> Path:
+    resolved = path.resolve()
+    return resolved if resolved.is_dir() else resolved.parent

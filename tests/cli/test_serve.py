@@ -1,0 +1,172 @@
+"""``cairn api-server`` and ``cairn web``: started for real on a free port, asked, stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cairn.cli import main
+from cairn.cli.serve import _environment
+
+STARTUP_SECONDS = 30
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, dict[str, str]]:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), dict(error.headers)
+
+
+@contextmanager
+def serving(tmp_path: Path, command: str, *options: str) -> Iterator[tuple[str, Path]]:
+    """``cairn COMMAND`` on a free port over a scaffolded agent; yields (base URL, log)."""
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    created = CliRunner().invoke(main, ["create", "weather_bot", "--dir", str(agents)])
+    assert created.exit_code == 0, created.output
+    port = _free_port()
+    log = tmp_path / f"{command}.log"
+    argv = [sys.executable, "-m", "cairn.cli", command, str(agents), "--port", str(port)]
+    argv += ["--store", str(tmp_path / "sessions.db"), *options]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
+    with log.open("wb") as out:
+        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            assert process.poll() is None, log.read_text()
+            try:
+                _get(base + "/openapi.json")
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                assert time.monotonic() < deadline, "no answer:\n" + log.read_text()
+                time.sleep(0.1)
+        yield base, log
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_api_server_serves_the_agents(tmp_path: Path) -> None:
+    with serving(tmp_path, "api-server") as (base, log):
+        status, body, headers = _get(base + "/list-apps")
+        assert status == 200
+        assert json.loads(body) == ["weather_bot"]
+        assert {k.lower() for k in headers} >= {"x-cairn-worker"}
+        status, _, _ = _get(base + "/")
+        assert status == 404  # no web UI
+    output = log.read_text()
+    assert f"cairn api-server: {base}" in output
+
+
+def test_api_server_requires_the_api_key_it_was_given(tmp_path: Path) -> None:
+    with serving(tmp_path, "api-server", "--api-key", "s3cret") as (base, _):
+        assert _get(base + "/list-apps")[0] == 401
+        assert _get(base + "/list-apps", {"X-API-Key": "s3cret"})[0] == 200
+
+
+def test_web_serves_the_ui_and_prints_its_url(tmp_path: Path) -> None:
+    with serving(tmp_path, "web") as (base, log):
+        status, body, _ = _get(base + "/")
+        assert status == 200
+        assert b"<html" in body.lower()
+        assert json.loads(_get(base + "/list-apps")[1]) == ["weather_bot"]
+    assert f"open {base}/" in log.read_text()
+
+
+def test_options_become_the_contracts_environment(tmp_path: Path) -> None:
+    environment = _environment(
+        web=True,
+        path=tmp_path,
+        store="memory://",
+        artifact_store=str(tmp_path / "artifacts"),
+        cors_origins=("http://a.test", "http://b.test"),
+        api_key="k",
+        max_body_bytes=10,
+        auto_create_session=True,
+    )
+    assert environment == {
+        "CAIRN_AGENTS_DIR": str(tmp_path.resolve()),
+        "CAIRN_WEB": "1",
+        "CAIRN_STORE": "memory://",
+        "CAIRN_ARTIFACT_STORE": str(tmp_path / "artifacts"),
+        "CAIRN_CORS_ORIGINS": "http://a.test,http://b.test",
+        "CAIRN_API_KEY": "k",
+        "CAIRN_MAX_BODY_BYTES": "10",
+        "CAIRN_AUTO_CREATE_SESSION": "1",
+    }
+    plain = _environment(
+        web=False,
+        path=tmp_path,
+        store=None,
+        artifact_store=None,
+        cors_origins=(),
+        api_key=None,
+        max_body_bytes=None,
+        auto_create_session=False,
+    )
+    assert plain == {"CAIRN_AGENTS_DIR": str(tmp_path.resolve()), "CAIRN_WEB": None}
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (["--reload", "--workers", "2"], "--reload runs one process"),
+        (["--store", "memory://", "--workers", "2"], "memory:// keeps sessions"),
+        (["--port", "70000"], "70000"),
+        (["--workers", "0"], "0"),
+    ],
+)
+@pytest.mark.parametrize("command", ["api-server", "web"])
+def test_bad_options_are_refused(
+    tmp_path: Path, command: str, options: list[str], problem: str
+) -> None:
+    result = CliRunner().invoke(main, [command, str(tmp_path), *options])
+    assert result.exit_code == 2
+    assert problem in result.output
+
+
+def test_a_missing_path_exits_1(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["api-server", str(tmp_path / "nope")])
+    assert result.exit_code == 1
+    assert "does not exist" in result.output
+
+
+def test_workers_share_one_store(tmp_path: Path) -> None:
+    with serving(tmp_path, "api-server", "--workers", "2") as (base, _):
+        workers = set()
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while len(workers) < 2 and time.monotonic() < deadline:
+            status, _, headers = _get(base + "/list-apps")
+            if status == 200:
+                workers.add({k.lower(): v for k, v in headers.items()}["x-cairn-worker"])
+            time.sleep(0.02)
+        assert len(workers) == 2
