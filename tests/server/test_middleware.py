@@ -116,3 +116,11 @@ async def test_one_agent_file_is_served_as_the_only_app() -> None:
         assert (await api.get("/list-apps")).json() == ["agent"]
         assert (await api.get("/cairn/apps/agent")).json()["kind"] == "agent"
         assert (await api.get("/cairn/apps/echo")).status_code == 404
+
+
+async def test_web_serves_the_dev_ui_without_the_key() -> None:
+    pytest.importorskip("cairn.web")
+    async with asgi_client(web=True, api_key="k") as api:
+        page = await api.get("/")
+        assert page.status_code == 200 and "<html" in page.text.lower()
+        assert (await api.get("/list-apps")).status_code == 401

@@ -6,7 +6,6 @@ import contextlib
 import logging
 import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
@@ -22,8 +21,6 @@ from cairn.server.request_log import WORKER_HEADER, RequestLogMiddleware
 from cairn.server.routes import apps, artifacts, history, interrupts, run, sessions
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
-
-WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 
 
 class _CairnAPI(FastAPI):
@@ -78,12 +75,14 @@ def create_app(settings: ServerSettings) -> FastAPI:
             expose_headers=[WORKER_HEADER],
         )
     if settings.web:
-        if not (WEB_STATIC / "index.html").is_file():
+        from cairn.web import STATIC_DIR  # only a server with the UI needs its files
+
+        if not (STATIC_DIR / "index.html").is_file():
             raise RuntimeError(
-                f"web=True serves the dev UI from {WEB_STATIC}, which has no index.html; "
+                f"web=True serves the dev UI from {STATIC_DIR}, which has no index.html; "
                 "reinstall cairn, or start the server without the UI (cairn api-server)"
             )
-        app.mount("/", StaticFiles(directory=WEB_STATIC, html=True), name="web")
+        app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
     return app
 
 
