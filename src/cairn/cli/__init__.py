@@ -17,7 +17,29 @@ from cairn.cli.verify import verify
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cairn")
 def main() -> None:
-    """cairn: agents whose execution is an append-only event log."""
+    """cairn: agents whose execution is an append-only event log.
+
+    \b
+    Examples:
+      cairn create weather_bot              a new agent project, with a test
+      cairn run weather_bot                 talk to it in the terminal
+      cairn web .                           the dev web UI (and the HTTP API)
+      cairn api-server . --workers 4        the HTTP API
+      cairn sessions list                   the sessions of .cairn/sessions.db
+      cairn sessions export -o all.jsonl    every session, to move or back up
+      cairn verify                          state equals the fold of the log?
+
+    \b
+    Exit codes (every command):
+      0  done
+      1  not found: a file, agent or session that was named
+      2  refused: bad options or input, or the store refused
+      3  cairn run --replay: an exception escaped the agent
+      4  cairn verify: state differs from the fold of the log
+      130  stopped with Ctrl-C
+
+    Each command's --help has its options and examples; docs/cli.md has more.
+    """
 
 
 main.add_command(create)

@@ -9,6 +9,12 @@ from cairn import __version__
 
 @click.command()
 def info() -> None:
-    """Show the installed version and the everyday imports."""
+    """Show the installed version and the everyday imports.
+
+    \b
+    Examples:
+      cairn info
+      cairn --version
+    """
     click.echo(f"cairn {__version__}")
     click.echo("from cairn import Runner, InMemoryRunner, App, BaseAgent, Event, Context")

@@ -6,6 +6,7 @@ import asyncio
 import sys
 
 import click
+from rich.console import Console
 
 from cairn.cli._errors import EXIT_ERROR
 from cairn.cli._options import store_option
@@ -23,14 +24,28 @@ def migrate(store: str | None) -> None:
     Stores also migrate themselves when first opened; this command does it
     explicitly (e.g. before rolling out a new version). Safe to run while
     other processes use the store.
+
+    \b
+    Examples:
+      cairn migrate
+      cairn migrate --store postgresql+asyncpg://me@db/cairn
+
+    \b
+    Exit codes:
+      0  the schema is current (migrated, or nothing to do)
+      2  refused: the store could not be migrated, or it is memory://
     """
+    errors = Console(stderr=True)
 
     async def run() -> MigrationReport:
         service = session_service_from_url(store)
         if not isinstance(service, SqlSessionStore):
             raise click.UsageError("the in-memory store has no schema to migrate")
         try:
-            return await service.migrate()  # type: ignore[attr-defined, no-any-return]
+            if not errors.is_terminal:
+                return await service.migrate()  # type: ignore[attr-defined, no-any-return]
+            with errors.status("migrating the schema…"):
+                return await service.migrate()  # type: ignore[attr-defined, no-any-return]
         finally:
             await service.close()
 

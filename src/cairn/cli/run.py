@@ -117,6 +117,13 @@ def run(
     pending interrupts; /answer asks again for the ones you skipped.
 
     \b
+    Examples:
+      cairn run my_agent/
+      cairn run shop.py --session 5f0c1e9a
+      cairn run shop.py --session 5f0c1e9a --list-pending
+      cairn run shop.py --replay turns.json --store memory://
+
+    \b
     Exit codes:
       0  done (you quit, the replay ended, or the listing was printed)
       1  not found: PATH, its root_agent/app, the --session or the replay file

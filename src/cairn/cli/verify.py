@@ -41,8 +41,18 @@ def verify(
     user's sessions are checked, every stored ``user:`` value must have been
     written by one of them; likewise ``app:`` values for a whole app.
 
-    Exit codes: 0 consistent, 4 differences found, 1 the named session does not
-    exist, 2 the store could not be read or the options are wrong.
+    \b
+    Examples:
+      cairn verify
+      cairn verify --store postgresql+asyncpg://me@db/cairn --app shop
+      cairn verify --app shop --user ann --session 5f0c1e9a --json
+
+    \b
+    Exit codes:
+      0  consistent
+      1  the named session does not exist
+      2  refused: the store could not be read, or the options are wrong
+      4  differences found
     """
     if user_id is not None and app_name is None:
         raise click.UsageError("--user needs --app")
