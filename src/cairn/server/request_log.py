@@ -16,7 +16,8 @@ WORKER_HEADER = "X-Cairn-Worker"
 
 class RequestLogMiddleware:
     """Adds ``X-Cairn-Worker: <pid>`` and logs ``{method, path, status, duration_ms, worker}``
-    at INFO on ``cairn.server.requests`` once the response is complete (streams included).
+    at INFO (a crash: ERROR, with its traceback) on ``cairn.server.requests`` once the
+    response is complete (streams included).
 
     It wraps even Starlette's error middleware, so a request that crashed is logged (with
     its traceback) and answered with a JSON 500 like any other.
@@ -67,4 +68,5 @@ class RequestLogMiddleware:
             }
             if error is not None:
                 line["error"] = f"{type(error).__name__}: {error}"
-            logger.info(json.dumps(line), exc_info=error)
+            level = logging.ERROR if error is not None else logging.INFO
+            logger.log(level, json.dumps(line), exc_info=error)
