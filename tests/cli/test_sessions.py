@@ -15,6 +15,7 @@ from tests.support.databases import postgres_database
 
 from cairn import Event
 from cairn.cli import main
+from cairn.cli.sessions import _sessions_of
 from cairn.errors import InvalidEventError, SessionAlreadyExistsError
 from cairn.events import EventActions
 from cairn.sessions.factory import session_service_from_url
@@ -350,3 +351,24 @@ async def test_import_session_lands_whole_with_its_shared_state(tmp_path: Path, 
         assert folded.state["step"] == 2 and folded.state["n"] == 1
     finally:
         await service.close()
+
+
+async def test_export_includes_sessions_updated_while_it_lists() -> None:
+    service = session_service_from_url("memory://")
+    for number in range(150):
+        await service.create_session(app_name=APP, user_id="ann", session_id=f"s{number:03}")
+    oldest = await service.get_session(app_name=APP, user_id="ann", session_id="s000")
+    assert oldest is not None
+    seen: set[tuple[str, str]] = set()
+    listed = []
+    async for session in _sessions_of(service, APP, None, seen):
+        if not listed:  # s000 is on the second page: moving it to the front hides it
+            await service.append_event(oldest, Event(author="clerk", state={"touched": True}))
+        listed.append(session.id)
+    assert sorted(listed) == [f"s{number:03}" for number in range(150)]
+
+
+def test_export_to_a_file_it_cannot_write_exits_2(store: str, tmp_path: Path) -> None:
+    result = cairn("sessions", "export", "--store", store, "-o", tmp_path / "no" / "such.jsonl")
+    assert result.exit_code == 2
+    assert "cannot write" in result.output

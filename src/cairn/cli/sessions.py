@@ -37,6 +37,9 @@ from cairn.sessions.session import Session
 T = TypeVar("T")
 _PAGE = 1000
 _NO_EVENTS = GetSessionConfig(num_recent_events=0)
+_CATCH_UP_ROUNDS = 3
+"""How often an export looks again for sessions updated while it ran (a store that never
+stops changing would otherwise keep it going)."""
 
 
 @click.group()
@@ -145,12 +148,13 @@ def list_(
 
     async def work() -> None:
         async with _store(store) as service:
-            if app_name is None:
+            app = app_name
+            if app is None:
                 apps = await service.list_app_names()
                 if len(apps) != 1:
                     await _print_apps(service, apps, as_json, console)
                     return
-            app = app_name or (await service.list_app_names())[0]
+                app = apps[0]
             total = await service.count_sessions(app_name=app, user_id=user_id)
             page = await service.list_sessions_page(
                 app_name=app, user_id=user_id, limit=limit, cursor=cursor
@@ -424,11 +428,17 @@ def export(
         async with _store(store) as service:
             if output is None:
                 return await _export(service, sys.stdout, app_name, user_id, session_id, errors)
+            # Written beside FILE and renamed at the end: FILE is never half an export.
+            partial = output.with_name(output.name + ".partial")
             try:
-                with output.open("w", encoding="utf-8") as stream:
-                    return await _export(service, stream, app_name, user_id, session_id, errors)
+                with partial.open("w", encoding="utf-8") as stream:
+                    done = await _export(service, stream, app_name, user_id, session_id, errors)
+                partial.replace(output)
             except OSError as exc:
                 raise CommandError(f"cannot write {output}: {exc}") from exc
+            finally:
+                partial.unlink(missing_ok=True)
+            return done
 
     sessions_written, events_written = _execute(work)
     if output is not None:
@@ -489,7 +499,7 @@ async def _sessions_of(
         if page.next_cursor is None:
             break
         cursor = page.next_cursor
-    while True:
+    for _ in range(_CATCH_UP_ROUNDS):
         late = False
         cursor = None
         while True:
@@ -649,9 +659,12 @@ async def _import(
             try:
                 await _import_one(service, session)
             except CairnError as exc:
+                deleted = (
+                    " (--replace had deleted the store's copy)" if session.key in existing else ""
+                )
                 raise CommandError(
-                    f"{file} line {session.line}: {session.describe()} was not imported: {exc} "
-                    f"{imported} session(s) before it were; import the rest with "
+                    f"{file} line {session.line}: {session.describe()} was not imported{deleted}: "
+                    f"{exc} {imported} session(s) before it were; import the rest with "
                     "--skip-existing once this is fixed."
                 ) from exc
             imported += 1
