@@ -31,7 +31,7 @@ def test_auth_over_http(live: str) -> None:
     assert httpx.get(live + "/list-apps").status_code == 401
     assert httpx.get(live + "/list-apps", headers={"X-API-Key": "wrong"}).status_code == 401
     response = httpx.get(live + "/list-apps", headers=KEY)
-    assert response.json() == ["clerk", "echo", "review", "streamer"]
+    assert response.json() == ["clerk", "echo", "memo", "review", "streamer"]
     worker = response.headers["x-cairn-worker"]
     assert worker.isdigit() and int(worker) != os.getpid()
     assert httpx.get(live + "/openapi.json").status_code == 200

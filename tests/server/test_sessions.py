@@ -23,7 +23,7 @@ async def python_session(api: httpx.AsyncClient, session_id: str) -> object:
 
 async def test_list_apps_names_every_app_directory_sorted(api: httpx.AsyncClient) -> None:
     response = await api.get("/list-apps")
-    assert response.json() == ["clerk", "echo", "review", "streamer"]
+    assert response.json() == ["clerk", "echo", "memo", "review", "streamer"]
     assert response.headers["x-cairn-worker"].isdigit()
 
 
@@ -54,8 +54,9 @@ async def test_create_with_a_generated_id_events_and_an_empty_body(api: httpx.As
 
 
 async def test_create_with_id_in_the_path(api: httpx.AsyncClient) -> None:
-    response = await api.post(BASE + "/chosen", json={"state": {"a": 1}})
-    assert response.json()["id"] == "chosen" and response.json()["state"] == {"a": 1}
+    # As in ADK, the body is the state itself.
+    response = await api.post(BASE + "/chosen", json={"a": 1, "user:b": 2})
+    assert response.json()["id"] == "chosen" and response.json()["state"] == {"a": 1, "user:b": 2}
     assert (await api.post(BASE + "/other")).json()["id"] == "other"
 
 

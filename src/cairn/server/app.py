@@ -37,7 +37,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     The stores are opened once for the process and closed when the app shuts down
     (its lifespan); each app gets one Runner, made on first use.
     """
-    services = Services.open(settings.store, settings.artifact_store)
+    services = Services.open(settings.store, settings.artifact_store, settings.memory_store)
     context = ServerContext(
         settings=settings,
         services=services,

@@ -46,10 +46,6 @@ class CreateSessionRequest(Body):
     events: list[EventJSON] | None = None
 
 
-class CreateSessionWithIdRequest(Body):
-    state: dict[str, Any] | None = None
-
-
 class UpdateSessionRequest(Body):
     state_delta: dict[str, Any]
 

@@ -106,6 +106,7 @@ class AppRegistry:
                 agent=target.agent,
                 session_service=self.services.session_service,
                 artifact_service=self.services.artifact_service,
+                memory_service=self.services.memory_service,
                 auto_create_session=self.auto_create_session,
             )
         app = target.app
@@ -123,6 +124,7 @@ class AppRegistry:
             app=app,
             session_service=self.services.session_service,
             artifact_service=self.services.artifact_service,
+            memory_service=self.services.memory_service,
             auto_create_session=self.auto_create_session,
         )
 

@@ -21,6 +21,9 @@ class ServerSettings:
     artifact_store: str | None = None
     """None: artifacts in the session store's database (in memory for ``memory://``);
     ``memory://``; or a directory for ``FileArtifactService``."""
+    memory_store: str | None = None
+    """None or ``memory://``: in memory; a SQLite path, ``semantic+sqlite:///path`` or a
+    ``postgresql://`` URL (see ``cairn.memory.factory``)."""
     api_key: str | None = None
     """When set, every API route needs the header ``X-API-Key`` with this value."""
     cors_origins: list[str] = dataclasses.field(default_factory=list)
@@ -39,8 +42,8 @@ class ServerSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerSettings:
         """Settings from ``CAIRN_AGENTS_DIR``, ``CAIRN_STORE``, ``CAIRN_ARTIFACT_STORE``,
-        ``CAIRN_API_KEY``, ``CAIRN_CORS_ORIGINS`` (comma-separated), ``CAIRN_MAX_BODY_BYTES``,
-        ``CAIRN_WEB=1`` and ``CAIRN_AUTO_CREATE_SESSION=1``."""
+        ``CAIRN_MEMORY_STORE``, ``CAIRN_API_KEY``, ``CAIRN_CORS_ORIGINS`` (comma-separated),
+        ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1`` and ``CAIRN_AUTO_CREATE_SESSION=1``."""
         env = os.environ if environ is None else environ
         size = env.get("CAIRN_MAX_BODY_BYTES", "").strip()
         try:
@@ -55,6 +58,7 @@ class ServerSettings:
             agents_dir=Path(env.get("CAIRN_AGENTS_DIR") or "."),
             store=env.get("CAIRN_STORE") or None,
             artifact_store=env.get("CAIRN_ARTIFACT_STORE") or None,
+            memory_store=env.get("CAIRN_MEMORY_STORE") or None,
             api_key=env.get("CAIRN_API_KEY") or None,
             cors_origins=[o.strip() for o in origins.split(",") if o.strip()],
             max_body_bytes=max_body_bytes,

@@ -14,7 +14,6 @@ from cairn.events.event_actions import EventActions
 from cairn.server.context import Server, ServerContext
 from cairn.server.models import (
     CreateSessionRequest,
-    CreateSessionWithIdRequest,
     UpdateSessionRequest,
     session_json,
 )
@@ -67,9 +66,9 @@ async def create_session_with_id(
     app_name: str,
     user_id: str,
     session_id: str,
-    body: Annotated[CreateSessionWithIdRequest | None, Body()] = None,
+    state: Annotated[dict[str, Any] | None, Body()] = None,
 ) -> Any:
-    state = body.state if body is not None else None
+    """The body is the initial state itself (as in ADK), or empty."""
     return session_json(await _create(ctx, app_name, user_id, session_id, state, None))
 
 
