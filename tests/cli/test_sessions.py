@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from google.genai import types
-from tests.support.databases import postgres_database
+from tests.support.databases import mariadb_database, postgres_database
 
 from cairn import Event
 from cairn.cli import main
@@ -296,22 +296,24 @@ def test_replace_and_skip_existing_do_not_go_together(tmp_path: Path) -> None:
     assert result.exit_code == 2
 
 
-@pytest.fixture
-async def postgres() -> AsyncIterator[str]:
-    async with postgres_database() as url:  # type: ignore[attr-defined]
+@pytest.fixture(params=["postgres", "mariadb"])
+async def database(request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    fresh = postgres_database if request.param == "postgres" else mariadb_database
+    async with fresh() as url:  # type: ignore[attr-defined]
         yield url
 
 
-def test_sqlite_to_postgresql_round_trip(store: str, postgres: str, tmp_path: Path) -> None:
+def test_sqlite_to_database_round_trip(store: str, database: str, tmp_path: Path) -> None:
+    """Exported from SQLite, imported into PostgreSQL (or MariaDB), exported again: the same."""
     out, back = tmp_path / "out.jsonl", tmp_path / "back.jsonl"
     assert cairn("sessions", "export", "--store", store, "-o", out).exit_code == 0
-    result = cairn("sessions", "import", out, "--store", postgres)
+    result = cairn("sessions", "import", out, "--store", database)
     assert result.exit_code == 0, result.output
-    checked = cairn("verify", "--store", postgres)
+    checked = cairn("verify", "--store", database)
     assert checked.exit_code == 0, checked.output
-    assert cairn("sessions", "export", "--store", postgres, "-o", back).exit_code == 0
+    assert cairn("sessions", "export", "--store", database, "-o", back).exit_code == 0
     assert out.read_text().splitlines()[1:] == back.read_text().splitlines()[1:]
-    shown = json.loads(cairn("sessions", "show", "s1", "--store", postgres, "--app", APP,
+    shown = json.loads(cairn("sessions", "show", "s1", "--store", database, "--app", APP,
                              "--json").output)  # fmt: skip
     assert shown["state"]["user"] == {"user:tier": "gold"}
 
