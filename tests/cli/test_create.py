@@ -32,14 +32,14 @@ def test_the_scaffold_has_its_files_and_says_what_next(tmp_path: Path) -> None:
         assert (project / name).is_file(), name
     env = (project / ".env.example").read_text()
     assert "GOOGLE_API_KEY=" in env and "OPENAI_API_KEY" in env and "CAIRN_STORE" in env
-    assert "MODEL = 'gemini-2.5-flash'" in (project / "agent.py").read_text()
+    assert 'MODEL = "gemini-2.5-flash"' in (project / "agent.py").read_text()
     assert f"cairn run {project}" in result.output
     assert f"pytest {project}/tests" in result.output
 
 
 def test_model_option_goes_into_the_agent(tmp_path: Path) -> None:
     assert create("bot", "--dir", tmp_path, "--model", "openai/gpt-4o-mini").exit_code == 0
-    assert "MODEL = 'openai/gpt-4o-mini'" in (tmp_path / "bot" / "agent.py").read_text()
+    assert 'MODEL = "openai/gpt-4o-mini"' in (tmp_path / "bot" / "agent.py").read_text()
 
 
 def test_the_generated_test_passes_without_an_api_key(tmp_path: Path) -> None:
@@ -134,3 +134,16 @@ def test_cairn_run_talks_to_the_scaffold(tmp_path: Path, scripted_model: str) ->
     assert result.exit_code == 0, result.output
     assert "→ get_weather(city='Paris')" in result.output
     assert "weather_bot: Weather: sunny, 21 °C." in result.output
+
+
+def test_the_scaffold_is_lint_and_type_clean(tmp_path: Path) -> None:
+    """Users start from clean code: ruff's defaults and mypy --strict pass on it."""
+    assert create("weather_bot", "--dir", tmp_path).exit_code == 0
+    tools = Path(sys.executable).parent
+    for argv in (
+        [tools / "ruff", "check", "--isolated", "weather_bot"],
+        [tools / "ruff", "format", "--isolated", "--check", "weather_bot"],
+        [tools / "mypy", "--strict", "--no-incremental", "weather_bot"],
+    ):
+        result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, f"{argv[1:]}: {result.stdout}{result.stderr}"

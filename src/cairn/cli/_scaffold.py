@@ -22,7 +22,7 @@ from __future__ import annotations
 from cairn import Agent
 from cairn.models import BaseLlm
 
-MODEL = {model!r}
+MODEL = {model_literal}
 
 
 def get_weather(city: str) -> dict[str, str]:
@@ -42,7 +42,7 @@ def get_weather(city: str) -> dict[str, str]:
 def build_agent(model: str | BaseLlm = MODEL) -> Agent:
     """The agent; tests pass a scripted model instead of a real one."""
     return Agent(
-        name={name!r},
+        name={name_literal},
         model=model,
         instruction=(
             "You are a helpful assistant. When asked about the weather, call "
@@ -70,31 +70,42 @@ from __future__ import annotations
 
 import asyncio
 
-from google.genai import types
-
 from cairn import InMemoryRunner
 from cairn.testing import Call, ScriptedLlm
+from google.genai import types
+
 from {name}.agent import build_agent, get_weather
+
+APP = {name_literal}
 
 
 def test_get_weather_knows_paris() -> None:
-    assert get_weather("Paris") == {{"status": "ok", "city": "Paris", "report": "sunny, 21 °C"}}
+    assert get_weather("Paris") == {{
+        "status": "ok",
+        "city": "Paris",
+        "report": "sunny, 21 °C",
+    }}
 
 
 def test_the_agent_calls_the_tool_and_answers() -> None:
     # The model's replies, in order: a call of get_weather, then the answer.
-    model = ScriptedLlm(script=[Call("get_weather", city="Paris"), "It is sunny in Paris."])
-    runner = InMemoryRunner(agent=build_agent(model=model), app_name={name!r})
+    model = ScriptedLlm(
+        script=[Call("get_weather", city="Paris"), "It is sunny in Paris."]
+    )
+    runner = InMemoryRunner(agent=build_agent(model=model), app_name=APP)
     session = asyncio.run(
-        runner.session_service.create_session(app_name={name!r}, user_id="tester")
+        runner.session_service.create_session(app_name=APP, user_id="tester")
     )
     question = types.Content(role="user", parts=[types.Part(text="Weather in Paris?")])
-    events = list(runner.run(user_id="tester", session_id=session.id, new_message=question))
+    events = list(
+        runner.run(user_id="tester", session_id=session.id, new_message=question)
+    )
 
     results = [r.response for e in events for r in e.get_function_responses()]
     assert results == [get_weather("Paris")]
-    assert events[-1].is_final_response()
-    assert events[-1].content.parts[0].text == "It is sunny in Paris."
+    answer = events[-1]
+    assert answer.is_final_response() and answer.content and answer.content.parts
+    assert answer.content.parts[0].text == "It is sunny in Paris."
     # The second model call saw the tool's result.
     assert "sunny, 21" in str(model.requests[1].contents[-1])
 '''

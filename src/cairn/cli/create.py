@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import keyword
 import shlex
 import sys
@@ -97,7 +98,13 @@ def _create(name: str, parent: Path, model: str, force: bool) -> Path:
         for relative, template in files.items():
             path = target / relative
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(template.format(name=name, model=model), encoding="utf-8")
+            text = template.format(
+                name=name,
+                model=model,
+                name_literal=json.dumps(name),
+                model_literal=json.dumps(model),
+            )
+            path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise CommandError(f"cannot write the project into {target}: {exc}") from exc
     return target
