@@ -46,6 +46,11 @@ def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "database). [env: CAIRN_ARTIFACT_STORE]",
         ),
         click.option(
+            "--memory-store", default=None, metavar="URL", envvar="CAIRN_MEMORY_STORE",
+            help="Long-term memory for the agents: a SQLite path, semantic+sqlite:///path or a "
+            "postgresql:// URL (default: in memory, per process). [env: CAIRN_MEMORY_STORE]",
+        ),
+        click.option(
             "--cors-origin", "cors_origins", multiple=True, metavar="ORIGIN",
             help="Allow browser requests from ORIGIN, e.g. http://localhost:3000 "
             "(repeatable).",
@@ -140,6 +145,7 @@ def _serve(
     port: int,
     store: str | None,
     artifact_store: str | None,
+    memory_store: str | None,
     cors_origins: tuple[str, ...],
     api_key: str | None,
     max_body_bytes: int | None,
@@ -168,6 +174,7 @@ def _serve(
         path=path,
         store=store,
         artifact_store=artifact_store,
+        memory_store=memory_store,
         cors_origins=cors_origins,
         api_key=api_key,
         max_body_bytes=max_body_bytes,
@@ -214,6 +221,7 @@ def _environment(
     path: Path,
     store: str | None,
     artifact_store: str | None,
+    memory_store: str | None,
     cors_origins: tuple[str, ...],
     api_key: str | None,
     max_body_bytes: int | None,
@@ -229,6 +237,8 @@ def _environment(
         environment["CAIRN_STORE"] = store
     if artifact_store is not None:
         environment["CAIRN_ARTIFACT_STORE"] = artifact_store
+    if memory_store is not None:
+        environment["CAIRN_MEMORY_STORE"] = memory_store
     if cors_origins:
         environment["CAIRN_CORS_ORIGINS"] = ",".join(cors_origins)
     if api_key:
