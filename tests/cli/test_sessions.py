@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,11 +12,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from google.genai import types
+from rich.console import Console
 from tests.support.databases import mariadb_database, postgres_database
 
 from cairn import Event
 from cairn.cli import main
-from cairn.cli.sessions import _sessions_of
+from cairn.cli.sessions import _progress, _sessions_of
 from cairn.errors import InvalidEventError, SessionAlreadyExistsError
 from cairn.events import EventActions
 from cairn.sessions.factory import session_service_from_url
@@ -374,3 +376,10 @@ def test_export_to_a_file_it_cannot_write_exits_2(store: str, tmp_path: Path) ->
     result = cairn("sessions", "export", "--store", store, "-o", tmp_path / "no" / "such.jsonl")
     assert result.exit_code == 2
     assert "cannot write" in result.output
+
+
+def test_progress_bars_show_only_on_a_terminal() -> None:
+    terminal = Console(file=io.StringIO(), force_terminal=True)
+    piped = Console(file=io.StringIO(), force_terminal=False)
+    assert not _progress(terminal, "exporting").disable
+    assert _progress(piped, "exporting").disable
