@@ -90,18 +90,18 @@ def _start_server(directory: Path, **extra_env: str) -> Iterator[Server]:
             process.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from _start_server(tmp_path_factory.mktemp("web-server"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def locked_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server that needs the API key ``open-sesame``."""
     yield from _start_server(tmp_path_factory.mktemp("locked-server"), CAIRN_API_KEY="open-sesame")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
         service_unavailable(f"no chromium at {CHROMIUM} (apt-get install chromium)")
