@@ -12,9 +12,11 @@ For each server (cairn with 1 and 4 uvicorn worker processes; google-adk 2.13.0'
 `adk api_server`, one process, from its own venv under bench/.peers/adk made by
 bench/peers.py), on a fresh PostgreSQL database: `--clients` concurrent clients each
 create their own session, then send `POST /run_sse` requests back to back (each reading
-the whole event stream) for `--seconds` seconds after a one-second warm-up. Prints
+the whole event stream) for `--seconds` seconds after a one-second warm-up, driven by
+wrk when it is installed (C; it leaves the servers the CPU) or else by httpx in this
+process (`--load`). Prints
 requests/s and the median round trip per server and app, and the ratios. The load
-generator runs in this process (httpx), the same for every server. Measures and
+generator is the same for every server. Measures and
 prints; asserts no timing. Needs PostgreSQL at 127.0.0.1:5432 (user postgres).
 """
 
@@ -24,6 +26,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -175,6 +178,70 @@ def _answers(base: str) -> bool:
         return False
 
 
+WRK_SCRIPT = """
+local sessions = {%(sessions)s}
+local next_index = 0
+local threads = {}
+function setup(thread)
+  next_index = next_index + 1
+  table.insert(threads, thread)
+  thread:set("user", "user" .. next_index)
+  thread:set("sid", sessions[next_index])
+end
+function init(args)
+  wrk.method = "POST"
+  wrk.headers["Content-Type"] = "application/json"
+  wrk.body = '{"appName":"%(app)s","userId":"' .. user .. '","sessionId":"' .. sid ..
+    '","newMessage":{"role":"user","parts":[{"text":"hello"}]}}'
+  failed = 0
+end
+function request()
+  return wrk.format(nil, "/run_sse")
+end
+function response(status, headers, body)
+  if status ~= 200 or string.find(body, '"error"', 1, true) then
+    failed = failed + 1
+  end
+end
+function done(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write +
+    summary.errors.timeout
+  for _, thread in ipairs(threads) do
+    errors = errors + thread:get("failed")  -- non-200, or an error event in the stream
+  end
+  io.write(string.format("WRK requests=%%d errors=%%d median_us=%%d duration_us=%%d\\n",
+    summary.requests, errors, latency:percentile(50), summary.duration))
+end
+"""
+
+
+def load_wrk(base: str, app: str, clients: int, seconds: float) -> Figure:
+    """The same load from wrk (C, one thread and connection per client, one session each):
+    the load generator then costs the servers far less CPU than httpx does."""
+    sessions = []
+    for number in range(1, clients + 1):
+        created = httpx.post(f"{base}/apps/{app}/users/user{number}/sessions", json={})
+        created.raise_for_status()
+        sessions.append(created.json()["id"])
+    quoted = ", ".join(f'"{sid}"' for sid in sessions)
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(WRK_SCRIPT % {"sessions": quoted, "app": app})
+        script.flush()
+        common = ["wrk", "-t", str(clients), "-c", str(clients), "-s", script.name]
+        subprocess.run([*common, "-d", "1s", base], capture_output=True, check=True)  # warm-up
+        done = subprocess.run(
+            [*common, "-d", f"{seconds:g}s", "--timeout", "30s", base],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    line = next(line for line in done.stdout.splitlines() if line.startswith("WRK "))
+    fields = dict(part.split("=") for part in line.split()[1:])
+    duration = int(fields["duration_us"]) / 1e6
+    requests = int(fields["requests"])
+    return Figure(requests / duration, int(fields["median_us"]) / 1000, int(fields["errors"]))
+
+
 async def load(base: str, app: str, clients: int, seconds: float) -> Figure:
     """`clients` sessions, each sending /run_sse back to back; figures after a 1 s warm-up."""
     timings: list[float] = []
@@ -229,7 +296,7 @@ async def bench_cairn(workers: int, args: argparse.Namespace, agents: Path) -> d
             "--log-level", "warning", "--no-access-log",
         ]  # fmt: skip
         with server(command, env, port) as base:
-            return {app: await load(base, app, args.clients, args.seconds) for app in APPS}
+            return {app: await measure(base, app, args) for app in APPS}
 
 
 async def bench_adk(args: argparse.Namespace, agents: Path) -> dict[str, Figure]:
@@ -246,10 +313,16 @@ async def bench_adk(args: argparse.Namespace, agents: Path) -> dict[str, Figure]
             f"--session_service_uri={url}", "--log_level", "warning",
         ]  # fmt: skip
         with server(command, env, port) as base:
-            return {app: await load(base, app, args.clients, args.seconds) for app in APPS}
+            return {app: await measure(base, app, args) for app in APPS}
 
 
 APPS = ("chat", "flow")
+
+
+async def measure(base: str, app: str, args: argparse.Namespace) -> Figure:
+    if args.load == "wrk":
+        return await asyncio.to_thread(load_wrk, base, app, args.clients, args.seconds)
+    return await load(base, app, args.clients, args.seconds)
 
 
 def row(title: str, figures: dict[str, Figure], app: str) -> str:
@@ -270,6 +343,12 @@ async def main() -> None:
     parser.add_argument("--workers", default="1,4")
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--no-install", action="store_true")
+    parser.add_argument(
+        "--load",
+        choices=["wrk", "httpx"],
+        default="wrk" if shutil.which("wrk") else "httpx",
+        help="the load generator (default: wrk when installed, e.g. apt-get install wrk)",
+    )
     args = parser.parse_args()
     results: dict[str, dict[str, Figure]] = {}
     failures: dict[str, str] = {}
@@ -289,7 +368,7 @@ async def main() -> None:
             say(f"[cairn] {workers} worker(s) ...")
             results[title] = await bench_cairn(workers, args, cairn_agents)
     print(
-        f"/run_sse round trips on PostgreSQL; {args.clients} concurrent clients, "
+        f"/run_sse round trips on PostgreSQL; {args.clients} concurrent clients ({args.load}), "
         f"{args.seconds:g} s per figure; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}"
     )
     for app in APPS:
