@@ -1,5 +1,8 @@
 """Load what ``cairn run PATH`` runs: ``root_agent`` or ``app`` from a file or a package.
 
+A ``.env`` file beside the code is read into the environment first (variables
+already set are kept), so API keys can live there as with ADK.
+
 The code is loaded by path, fresh on every call (a module of the same name
 loaded earlier from the same place is replaced), with the file's directory on
 ``sys.path`` so that it can import its neighbours, as ``python file.py`` would.
@@ -14,6 +17,8 @@ import sys
 import traceback
 from pathlib import Path
 from types import ModuleType
+
+from dotenv import load_dotenv
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.apps.app import App
@@ -43,6 +48,7 @@ def load_target(path: Path) -> Target:
             f"{path}: no such file or directory. Pass a Python file or a package directory "
             f"that defines {_EXPECTED}."
         )
+    load_dotenv_of(path if path.is_dir() else path.parent)
     if path.is_dir():
         modules = _load_directory(path)
     elif path.suffix == ".py":
@@ -59,6 +65,19 @@ def load_target(path: Path) -> Target:
     raise NotFoundError(
         f"{path} defines no agent to run: expected {_EXPECTED}. {_what_was_found(modules)}"
     )
+
+
+def load_dotenv_of(directory: Path) -> Path | None:
+    """Read ``directory/.env`` into the environment, as ADK does for an agent's folder.
+
+    Variables already set win (a key exported in the shell is not replaced).
+    Returns the file read, or None when there is none.
+    """
+    dotenv = directory / ".env"
+    if not dotenv.is_file():
+        return None
+    load_dotenv(dotenv, override=False)
+    return dotenv
 
 
 def _load_directory(path: Path) -> list[ModuleType]:

@@ -117,8 +117,7 @@ model ({model}) with one function tool, `get_weather`.
 
 ```bash
 cp {name}/.env.example {name}/.env   # then fill in your API key
-set -a && . {name}/.env && set +a    # export it
-cairn run {name}                     # talk to it in the terminal
+cairn run {name}                     # talk to it (cairn reads {name}/.env)
 pytest {name}/tests                  # its tests use a scripted model: no key needed
 ```
 

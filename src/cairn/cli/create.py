@@ -64,7 +64,7 @@ def create(name: str, parent: Path, model: str, force: bool) -> None:
     shown = shlex.quote(str(target))
     click.echo(f"created {target}/ with agent.py, __init__.py, .env.example, tests/, README.md")
     steps = [
-        (f"cp {shown}/.env.example {shown}/.env", "fill in your API key, then export it"),
+        (f"cp {shown}/.env.example {shown}/.env", "fill in your API key (cairn reads NAME/.env)"),
         (f"cairn run {shown}", "talk to the agent"),
         (f"pytest {shown}/tests", "its tests need no API key"),
     ]
