@@ -185,7 +185,7 @@ local threads = {}
 function setup(thread)
   next_index = next_index + 1
   table.insert(threads, thread)
-  thread:set("user", "user" .. next_index)
+  thread:set("user", "%(users)s" .. next_index)
   thread:set("sid", sessions[next_index])
 end
 function init(args)
@@ -217,25 +217,29 @@ end
 
 def load_wrk(base: str, app: str, clients: int, seconds: float) -> Figure:
     """The same load from wrk (C, one thread and connection per client, one session each):
-    the load generator then costs the servers far less CPU than httpx does."""
-    sessions = []
-    for number in range(1, clients + 1):
-        created = httpx.post(f"{base}/apps/{app}/users/user{number}/sessions", json={})
-        created.raise_for_status()
-        sessions.append(created.json()["id"])
-    quoted = ", ".join(f'"{sid}"' for sid in sessions)
-    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
-        script.write(WRK_SCRIPT % {"sessions": quoted, "app": app})
-        script.flush()
-        common = ["wrk", "-t", str(clients), "-c", str(clients), "-s", script.name]
-        subprocess.run([*common, "-d", "1s", base], capture_output=True, check=True)  # warm-up
-        done = subprocess.run(
-            [*common, "-d", f"{seconds:g}s", "--timeout", "30s", base],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    line = next(line for line in done.stdout.splitlines() if line.startswith("WRK "))
+    the load generator then costs the servers far less CPU than httpx does. The warm-up
+    uses sessions of its own: a request it cuts off may still hold its session a moment."""
+
+    def run(duration: str, users: str) -> str:
+        sessions = []
+        for number in range(1, clients + 1):
+            url = f"{base}/apps/{app}/users/{users}{number}/sessions"
+            created = httpx.post(url, json={})
+            created.raise_for_status()
+            sessions.append(created.json()["id"])
+        quoted = ", ".join(f'"{sid}"' for sid in sessions)
+        source = WRK_SCRIPT % {"sessions": quoted, "app": app, "users": users}
+        with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+            script.write(source)
+            script.flush()
+            command = ["wrk", "-t", str(clients), "-c", str(clients), "-s", script.name]
+            command += ["-d", duration, "--timeout", "30s", base]
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+        return done.stdout
+
+    run("1s", "warm")
+    output = run(f"{seconds:g}s", "user")
+    line = next(line for line in output.splitlines() if line.startswith("WRK "))
     fields = dict(part.split("=") for part in line.split()[1:])
     duration = int(fields["duration_us"]) / 1e6
     requests = int(fields["requests"])
