@@ -13,10 +13,10 @@ from cairn.memory.embedder import BaseEmbedder
 from cairn.memory.errors import EmbeddingMismatchError
 from cairn.memory.minilm_embedder import MiniLmEmbedder
 from cairn.memory.sqlite_memory_service import (
-    _INSERT,
     _SCHEMA,
     DEFAULT_PATH,
     SqliteMemoryService,
+    insert_memory,
 )
 
 DEFAULT_MIN_SIMILARITY = 0.4
@@ -178,27 +178,11 @@ class SemanticSqliteMemoryService(SqliteMemoryService):
             connection.execute("BEGIN IMMEDIATE")
             try:
                 for row, blob in zip(new, blobs, strict=True):
-                    cursor = connection.execute(
-                        _INSERT,
-                        (
-                            app_name,
-                            user_id,
-                            row.event_id,
-                            row.session_id,
-                            row.author,
-                            row.timestamp,
-                            row.content_json,
-                            row.metadata_json,
-                        ),
-                    )
-                    if cursor.rowcount == 1:
-                        connection.execute(
-                            "INSERT INTO cairn_memory_fts (rowid, text) VALUES (?, ?)",
-                            (cursor.lastrowid, row.text),
-                        )
+                    memory_id = insert_memory(connection, app_name, user_id, row)
+                    if memory_id is not None:
                         connection.execute(
                             "INSERT INTO cairn_memory_vectors (memory_id, embedding) VALUES (?, ?)",
-                            (cursor.lastrowid, blob),
+                            (memory_id, blob),
                         )
                 connection.execute("COMMIT")
             except BaseException:

@@ -52,6 +52,31 @@ def fts5_query(query_words: list[str]) -> str:
     return " OR ".join('"' + word.replace('"', '""') + '"' for word in query_words)
 
 
+def insert_memory(
+    connection: sqlite3.Connection, app_name: str, user_id: str, row: MemoryRow
+) -> int | None:
+    """Store one memory and index its text; its rowid, or None if it was stored already."""
+    cursor = connection.execute(
+        _INSERT,
+        (
+            app_name,
+            user_id,
+            row.event_id,
+            row.session_id,
+            row.author,
+            row.timestamp,
+            row.content_json,
+            row.metadata_json,
+        ),
+    )
+    if cursor.rowcount != 1:
+        return None
+    connection.execute(
+        "INSERT INTO cairn_memory_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, row.text)
+    )
+    return cursor.lastrowid
+
+
 class SqliteMemoryService(BaseMemoryService):
     """Memories in a SQLite file (default ``.cairn/memory.db``), found by FTS5 full-text search.
 
@@ -111,24 +136,7 @@ class SqliteMemoryService(BaseMemoryService):
             connection.execute("BEGIN IMMEDIATE")
             try:
                 for row in rows:
-                    cursor = connection.execute(
-                        _INSERT,
-                        (
-                            app_name,
-                            user_id,
-                            row.event_id,
-                            row.session_id,
-                            row.author,
-                            row.timestamp,
-                            row.content_json,
-                            row.metadata_json,
-                        ),
-                    )
-                    if cursor.rowcount == 1:
-                        connection.execute(
-                            "INSERT INTO cairn_memory_fts (rowid, text) VALUES (?, ?)",
-                            (cursor.lastrowid, row.text),
-                        )
+                    insert_memory(connection, app_name, user_id, row)
                 connection.execute("COMMIT")
             except BaseException:
                 connection.execute("ROLLBACK")
