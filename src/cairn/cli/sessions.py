@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cairn.cli._errors import EXIT_ERROR, EXIT_NOT_FOUND, CommandError, NotFoundError
-from cairn.cli._options import store_option
+from cairn.cli._options import check_selection, selection_options, store_option
 from cairn.cli._render import compact
 from cairn.cli._session_file import (
     SESSION_LINE_END,
@@ -380,11 +380,7 @@ def _print_session(
 # -- export -------------------------------------------------------------------------------------
 @sessions.command()
 @store_option
-@click.option("--app", "app_name", default=None, help="Only this app's sessions.")
-@click.option("--user", "user_id", default=None, help="Only this user's (needs --app).")
-@click.option(
-    "--session", "session_id", default=None, help="Only this session (needs --app, --user)."
-)
+@selection_options
 @click.option(
     "-o",
     "--output",
@@ -418,10 +414,7 @@ def export(
       cairn sessions export --app shop --user ann -o ann.jsonl
       cairn sessions export --app shop --user ann --session 5f0c1e9a | gzip > s.jsonl.gz
     """
-    if user_id is not None and app_name is None:
-        raise click.UsageError("--user needs --app")
-    if session_id is not None and (app_name is None or user_id is None):
-        raise click.UsageError("--session needs --app and --user")
+    check_selection(app_name, user_id, session_id)
     errors = Console(stderr=True)
 
     async def work() -> tuple[int, int]:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cairn.cli._errors import EXIT_ERROR, EXIT_INCONSISTENT, EXIT_NOT_FOUND
-from cairn.cli._options import store_option
+from cairn.cli._options import check_selection, selection_options, store_option
 from cairn.errors import CairnError, SessionNotFoundError
 from cairn.sessions.factory import session_service_from_url
 from cairn.sessions.verify import VerifyReport, verify_store
@@ -19,11 +19,7 @@ from cairn.sessions.verify import VerifyReport, verify_store
 
 @click.command()
 @store_option
-@click.option("--app", "app_name", default=None, help="Check only this app's sessions.")
-@click.option("--user", "user_id", default=None, help="Check only this user's (needs --app).")
-@click.option(
-    "--session", "session_id", default=None, help="Check only this session (needs --app, --user)."
-)
+@selection_options
 @click.option(
     "--json", "as_json", is_flag=True, help="Print each difference as a JSON line (for scripts)."
 )
@@ -54,10 +50,7 @@ def verify(
       2  refused: the store could not be read, or the options are wrong
       4  differences found
     """
-    if user_id is not None and app_name is None:
-        raise click.UsageError("--user needs --app")
-    if session_id is not None and (app_name is None or user_id is None):
-        raise click.UsageError("--session needs --app and --user")
+    check_selection(app_name, user_id, session_id)
     console = Console(stderr=True)
 
     async def run() -> VerifyReport:
