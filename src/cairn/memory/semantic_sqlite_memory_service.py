@@ -17,6 +17,7 @@ from cairn.memory.sqlite_memory_service import (
     DEFAULT_PATH,
     SqliteMemoryService,
     insert_memory,
+    memory_rows,
 )
 
 DEFAULT_MIN_SIMILARITY = 0.4
@@ -205,18 +206,7 @@ class SemanticSqliteMemoryService(SqliteMemoryService):
                     "limit": self.max_results,
                 },
             )
-            return [
-                MemoryRow(
-                    event_id=event_id,
-                    session_id=session_id,
-                    author=author,
-                    timestamp=timestamp,
-                    text=text,
-                    content_json=content,
-                    metadata_json=metadata,
-                )
-                for event_id, session_id, author, timestamp, text, content, metadata in found
-            ]
+            return memory_rows(found)
 
         return await self._on_thread(search)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from cairn.memory._text import MemoryRow
 from cairn.memory.base_memory_service import DEFAULT_MAX_RESULTS, BaseMemoryService
@@ -75,6 +75,23 @@ def insert_memory(
         "INSERT INTO cairn_memory_fts (rowid, text) VALUES (?, ?)", (cursor.lastrowid, row.text)
     )
     return cursor.lastrowid
+
+
+def memory_rows(found: Iterable[Sequence[Any]]) -> list[MemoryRow]:
+    """Memories from result rows of (event id, session id, author, timestamp, text,
+    content JSON, metadata JSON), the columns every SQLite search selects."""
+    return [
+        MemoryRow(
+            event_id=event_id,
+            session_id=session_id,
+            author=author,
+            timestamp=timestamp,
+            text=text,
+            content_json=content,
+            metadata_json=metadata,
+        )
+        for event_id, session_id, author, timestamp, text, content, metadata in found
+    ]
 
 
 class SqliteMemoryService(BaseMemoryService):
@@ -148,20 +165,7 @@ class SqliteMemoryService(BaseMemoryService):
         arguments = (fts5_query(query_words), app_name, user_id, self.max_results)
 
         def search(connection: sqlite3.Connection) -> list[MemoryRow]:
-            return [
-                MemoryRow(
-                    event_id=event_id,
-                    session_id=session_id,
-                    author=author,
-                    timestamp=timestamp,
-                    text=text,
-                    content_json=content,
-                    metadata_json=metadata,
-                )
-                for event_id, session_id, author, timestamp, text, content, metadata in (
-                    connection.execute(_SEARCH, arguments)
-                )
-            ]
+            return memory_rows(connection.execute(_SEARCH, arguments))
 
         return await self._on_thread(search)
 
