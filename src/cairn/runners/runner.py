@@ -312,7 +312,7 @@ class Runner:
                 async for event in driven:
                     yield event
             await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
-            if window is None:  # the whole history is loaded: compact it if a summary is due
+            if window is None:  # history from the newest summary on is loaded: compact if due
                 await self._maybe_compact(ctx)
 
     async def _maybe_compact(self, ctx: InvocationContext) -> None:
