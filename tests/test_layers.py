@@ -11,6 +11,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "cairn"
 LEVEL = {
     "errors": 0,
     "telemetry": 0,
+    "user_code": 0,
     "events": 1,
     "sessions": 2,
     "artifacts": 3,

@@ -249,3 +249,21 @@ class InvocationInterruptedError(_AboutSession, CairnError, RuntimeError):
             "tools run again, the others are offered to you to re-run or to answer with their "
             "result. Nothing was stored."
         )
+
+
+class LeaseLostError(_AboutSession, CairnError, RuntimeError):
+    """An append was made under a session lease that another holder has since taken over."""
+
+    def __init__(
+        self, *, app_name: str, user_id: str, session_id: str, holder: str, current_holder: str
+    ) -> None:
+        session = self._name_session(app_name, user_id, session_id)
+        self.holder = holder
+        self.current_holder = current_holder
+        now = f"{current_holder!r} holds it now" if current_holder else "nobody holds it now"
+        super().__init__(
+            f"{session}: invocation {holder!r} lost its lease ({now}), so its event was "
+            "refused and nothing was stored. It stalled for longer than the lease's TTL; "
+            "make the slow step async or give the Runner a longer session_lease_ttl, then run "
+            "the invocation again (or answer its pending interrupts)."
+        )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from cairn import Event, EventTooLargeError, SessionNotFoundError
-from cairn.errors import InvalidCursorError
+from cairn.errors import InvalidCursorError, LeaseLostError
 from cairn.sessions import BaseSessionService
+from cairn.sessions.lease import SessionLease, bind_lease
 
 APP = "paging"
 
@@ -98,22 +99,107 @@ async def test_list_events_pages_both_directions(store: BaseSessionService) -> N
 
 async def test_session_leases(store: BaseSessionService) -> None:
     key = {"app_name": APP, "user_id": "u1", "session_id": "s"}
-    assert await store.acquire_session_lease(**key, holder="a", ttl=30) is None
-    assert await store.acquire_session_lease(**key, holder="a", ttl=30) is None  # renewal
+    a = await store.acquire_session_lease(**key, holder="a", ttl=30)
+    assert a == SessionLease(APP, "u1", "s", "a", a.generation)  # type: ignore[union-attr]
+    assert isinstance(a, SessionLease)
+    renewed = await store.acquire_session_lease(**key, holder="a", ttl=30, generation=a.generation)
+    assert renewed == a  # a renewal keeps the generation
+    # A fresh acquisition is never a renewal, even under the holder's own name.
+    assert await store.acquire_session_lease(**key, holder="a", ttl=30) == "a"
     assert await store.acquire_session_lease(**key, holder="b", ttl=30) == "a"
     await store.release_session_lease(**key, holder="b")  # not the holder: no effect
+    await store.release_session_lease(**key, holder="a", generation=a.generation + 1)  # nor this
     assert await store.acquire_session_lease(**key, holder="b", ttl=30) == "a"
-    await store.release_session_lease(**key, holder="a")
-    assert await store.acquire_session_lease(**key, holder="b", ttl=30) is None
+    await store.release_session_lease(**key, holder="a", generation=a.generation)
+    b = await store.acquire_session_lease(**key, holder="b", ttl=30)
+    assert isinstance(b, SessionLease) and b.generation > a.generation
+    # The released holder cannot renew what it gave back.
+    assert (
+        await store.acquire_session_lease(**key, holder="a", ttl=30, generation=a.generation) == "b"
+    )
     other = {**key, "session_id": "t"}
-    assert await store.acquire_session_lease(**other, holder="a", ttl=30) is None
+    assert isinstance(await store.acquire_session_lease(**other, holder="a", ttl=30), SessionLease)
 
 
 async def test_expired_lease_can_be_taken_over(store: BaseSessionService) -> None:
     key = {"app_name": APP, "user_id": "u1", "session_id": "s"}
-    assert await store.acquire_session_lease(**key, holder="dead", ttl=-1) is None
-    assert await store.acquire_session_lease(**key, holder="alive", ttl=30) is None
+    dead = await store.acquire_session_lease(**key, holder="dead", ttl=-1)
+    assert isinstance(dead, SessionLease)
+    alive = await store.acquire_session_lease(**key, holder="alive", ttl=30)
+    assert isinstance(alive, SessionLease) and alive.generation > dead.generation
     assert await store.acquire_session_lease(**key, holder="dead", ttl=30) == "alive"
+    assert (
+        await store.acquire_session_lease(**key, holder="dead", ttl=30, generation=dead.generation)
+        == "alive"
+    )
+
+
+async def test_a_live_lease_is_taken_over_only_from_the_holder_named_gone(
+    store: BaseSessionService,
+) -> None:
+    key = {"app_name": APP, "user_id": "u1", "session_id": "s"}
+    gone = await store.acquire_session_lease(**key, holder="gone", ttl=3600)
+    assert isinstance(gone, SessionLease)
+    assert await store.acquire_session_lease(**key, holder="new", ttl=30, replacing="x") == "gone"
+    new = await store.acquire_session_lease(**key, holder="new", ttl=30, replacing="gone")
+    assert isinstance(new, SessionLease) and new.generation > gone.generation
+    assert (
+        await store.acquire_session_lease(**key, holder="late", ttl=30, replacing="gone") == "new"
+    )
+
+
+async def test_a_holder_whose_lease_was_taken_over_can_never_append_again(
+    store: BaseSessionService,
+) -> None:
+    """Fencing: A stalls past its lease's TTL, B takes the session over; A's appends are then
+    refused (LeaseLostError naming both), atomically, and nothing of A's is stored."""
+    key = {"app_name": APP, "user_id": "u1", "session_id": "s"}
+    await store.create_session(**key, state={"k": "initial"})
+    a = await store.acquire_session_lease(**key, holder="a@host:1", ttl=-1)  # A stalls at once
+    assert isinstance(a, SessionLease)
+    seen_by_a = await store.get_session(**key)
+    assert seen_by_a is not None
+    bind_lease(seen_by_a, a)
+    # Expired, but nobody took it over: A's work still counts.
+    await store.append_event(seen_by_a, Event(author="a", state={"k": "a-1"}))
+
+    b = await store.acquire_session_lease(**key, holder="b@host:2", ttl=30)
+    assert isinstance(b, SessionLease) and b.generation > a.generation
+    with pytest.raises(LeaseLostError) as refused:
+        await store.append_event(
+            seen_by_a, Event(author="a", state={"k": "a-2", "user:u": 1, "app:x": 1})
+        )
+    assert (refused.value.holder, refused.value.current_holder) == ("a@host:1", "b@host:2")
+    assert refused.value.session_id == "s"
+    assert "'s'" in str(refused.value) and "'b@host:2'" in str(refused.value)
+    assert seen_by_a.revision == 1 and seen_by_a.state["k"] == "a-1"  # the caller's view too
+    stored = await store.get_session(**key)
+    assert stored is not None
+    assert [e.author for e in stored.events] == ["a"]
+    assert stored.state == {"k": "a-1"}
+    # A's renewal is refused too; B appends as usual.
+    assert (
+        await store.acquire_session_lease(**key, holder="a@host:1", ttl=30, generation=a.generation)
+        == "b@host:2"
+    )
+    bind_lease(stored, b)
+    await store.append_event(stored, Event(author="b", state={"k": "b-1"}))
+    # Once B is done, A (even with a fresh view) still cannot append: the generation moved on.
+    await store.release_session_lease(**key, holder="b@host:2", generation=b.generation)
+    fresh = await store.get_session(**key)
+    assert fresh is not None
+    bind_lease(fresh, a)
+    with pytest.raises(LeaseLostError):
+        await store.append_event(fresh, Event(author="a", state={"k": "a-3"}))
+    # Appends outside any lease (a user calling append_event) are not fenced.
+    unbound = await store.get_session(**key)
+    assert unbound is not None
+    await store.append_event(unbound, Event(author="user", state={"k": "plain"}))
+    final = await store.get_session(**key)
+    assert final is not None
+    assert [e.author for e in final.events] == ["a", "b", "user"]
+    assert final.state["k"] == "plain"
+    assert "user:u" not in final.state and "app:x" not in final.state
 
 
 async def test_oversized_event_is_refused_and_nothing_stored(store: BaseSessionService) -> None:

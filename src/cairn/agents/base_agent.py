@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeAlias
 
@@ -15,6 +14,7 @@ from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
+from cairn.user_code import call_user_code
 
 AgentCallback: TypeAlias = Callable[
     [Context], "types.Content | Awaitable[types.Content | None] | None"
@@ -29,9 +29,7 @@ async def _call_agent_callbacks(
     if callbacks is None:
         return None
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        result = callback(ctx)
-        if inspect.isawaitable(result):
-            result = await result
+        result: types.Content | None = await call_user_code(callback, ctx)
         if result is not None:
             return result
     return None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import inspect
 import json
 import logging
 import uuid
@@ -31,6 +30,7 @@ from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
+from cairn.user_code import call_user_code
 
 logger = logging.getLogger(__name__)
 
@@ -43,16 +43,12 @@ ToolCallback = Callable[..., Any]
 TRANSFER_TOOL = "transfer_to_agent"
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
 async def first_answer(callbacks: Any, **kwargs: Any) -> Any:
     """Call each callback in order; the first non-None result short-circuits."""
     if callbacks is None:
         return None
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        result = await _maybe_await(callback(**kwargs))
+        result = await call_user_code(callback, **kwargs)
         if result is not None:
             return result
     return None
@@ -171,7 +167,7 @@ class LlmAgent(BaseAgent):
 
     async def _instruction_text(self, value: Any, ctx: Context) -> str:
         if callable(value):
-            return str(await _maybe_await(value(ctx)))
+            return str(await call_user_code(value, ctx))
         if not value:
             return ""
         return await inject_session_state(str(value), ctx, agent_name=self.name)

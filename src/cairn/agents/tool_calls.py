@@ -50,6 +50,7 @@ from cairn.events.interrupts import (
 )
 from cairn.tools.base_tool import BaseTool
 from cairn.tools.function_tool import to_json_result
+from cairn.user_code import call_user_code
 
 if TYPE_CHECKING:
     from cairn.agents.llm_agent import LlmAgent
@@ -172,10 +173,7 @@ async def run_calls(
 async def _needs_confirmation(tool: BaseTool, args: dict[str, Any], context: Context) -> bool:
     rule = tool.require_confirmation
     if callable(rule):
-        answer = rule(args, context)
-        if asyncio.iscoroutine(answer):
-            answer = await answer
-        return bool(answer)
+        return bool(await call_user_code(rule, args, context))
     return bool(rule)
 
 

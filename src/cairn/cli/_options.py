@@ -17,6 +17,14 @@ STORE_HELP = (
 store_option = click.option("--store", default=None, metavar="URL", help=STORE_HELP)
 """``--store URL``: the session store to read or write."""
 
+LEASE_TTL_HELP = (
+    "Seconds a session stays locked after its invocation's process stops renewing its lease "
+    "(default 30). A holder on this host whose process exited is replaced at once; this bounds "
+    "the wait for one on another host, and must exceed the longest pause of an event loop."
+)
+LEASE_TTL = click.FloatRange(min=0, min_open=True)
+"""``--lease-ttl SECONDS``: a positive number."""
+
 
 def selection_options(command: F) -> F:
     """``--app``, ``--user`` (needs ``--app``), ``--session`` (needs both): which sessions."""

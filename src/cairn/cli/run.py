@@ -26,6 +26,7 @@ from cairn.cli._errors import (
     NotFoundError,
 )
 from cairn.cli._loading import Target, load_target
+from cairn.cli._options import LEASE_TTL, LEASE_TTL_HELP
 from cairn.cli._prompts import Terminal
 from cairn.cli._render import print_error
 from cairn.cli._replay import Replay, read_replay
@@ -48,6 +49,7 @@ class RunOptions:
     session_id: str | None
     list_pending: bool
     replay: Path | None
+    lease_ttl: float
 
 
 @click.command()
@@ -92,6 +94,7 @@ class RunOptions:
     'JSON, or one turn per line (text, or {"answer": {"id": ..., "response": ...}}, or '
     '{"continue": true}).',
 )
+@click.option("--lease-ttl", type=LEASE_TTL, default=30.0, metavar="SECONDS", help=LEASE_TTL_HELP)
 @click.option("--no-color", is_flag=True, help="Plain output, no colours or styles.")
 def run(
     path: Path,
@@ -101,6 +104,7 @@ def run(
     session_id: str | None,
     list_pending: bool,
     replay: Path | None,
+    lease_ttl: float,
     no_color: bool,
 ) -> None:
     """Talk to the agent or workflow defined in PATH, in this terminal.
@@ -135,7 +139,9 @@ def run(
         raise click.UsageError("--list-pending needs --session ID: the session to look at")
     if list_pending and replay is not None:
         raise click.UsageError("--list-pending and --replay do not go together")
-    options = RunOptions(path, store, app_name, user_id, session_id, list_pending, replay)
+    options = RunOptions(
+        path, store, app_name, user_id, session_id, list_pending, replay, lease_ttl
+    )
     console, errors = (
         Console(
             color_system=None if no_color else "auto",
@@ -167,7 +173,7 @@ async def _run(options: RunOptions, console: Console) -> int:
     replay = read_replay(options.replay) if options.replay is not None else None
     service = session_service_from_url(options.store)
     try:
-        runner = _runner(target, service, options.app_name)
+        runner = _runner(target, service, options.app_name, options.lease_ttl)
         try:
             return await _session(options, runner, replay, console)
         finally:
@@ -176,9 +182,16 @@ async def _run(options: RunOptions, console: Console) -> int:
         await service.close()
 
 
-def _runner(target: Target, service: BaseSessionService, app_name: str | None) -> Runner:
+def _runner(
+    target: Target, service: BaseSessionService, app_name: str | None, lease_ttl: float
+) -> Runner:
     if target.app is None:
-        return Runner(app_name=app_name or target.name, agent=target.agent, session_service=service)
+        return Runner(
+            app_name=app_name or target.name,
+            agent=target.agent,
+            session_service=service,
+            session_lease_ttl=lease_ttl,
+        )
     app = target.app
     if app_name is not None and app_name != app.name:
         fields = {name: getattr(app, name) for name in App.model_fields}
@@ -187,7 +200,7 @@ def _runner(target: Target, service: BaseSessionService, app_name: str | None) -
         except ValidationError as exc:
             problem = exc.errors()[0]["msg"]
             raise CommandError(f"--app {app_name!r}: {problem}") from None
-    return Runner(app=app, session_service=service)
+    return Runner(app=app, session_service=service, session_lease_ttl=lease_ttl)
 
 
 async def _session(

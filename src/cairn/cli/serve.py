@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from cairn.cli._errors import EXIT_ERROR, EXIT_NOT_FOUND
-from cairn.cli._options import STORE_HELP
+from cairn.cli._options import LEASE_TTL, LEASE_TTL_HELP, STORE_HELP
 
 APP_FACTORY = "cairn.server:app_from_env"
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
@@ -63,6 +63,10 @@ def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--max-body-bytes", type=click.IntRange(min=1), default=None, metavar="N",
             help="Refuse request bodies larger than N bytes with 413 (default 1048576).",
+        ),
+        click.option(
+            "--lease-ttl", type=LEASE_TTL, default=None, metavar="SECONDS",
+            envvar="CAIRN_LEASE_TTL", help=LEASE_TTL_HELP + " [env: CAIRN_LEASE_TTL]",
         ),
         click.option(
             "--workers", type=click.IntRange(min=1), default=1, show_default=True,
@@ -149,6 +153,7 @@ def _serve(
     cors_origins: tuple[str, ...],
     api_key: str | None,
     max_body_bytes: int | None,
+    lease_ttl: float | None,
     workers: int,
     reload: bool,
     auto_create_session: bool,
@@ -178,6 +183,7 @@ def _serve(
         cors_origins=cors_origins,
         api_key=api_key,
         max_body_bytes=max_body_bytes,
+        lease_ttl=lease_ttl,
         auto_create_session=auto_create_session,
     )
     os.environ.update({k: v for k, v in environment.items() if v is not None})
@@ -225,6 +231,7 @@ def _environment(
     cors_origins: tuple[str, ...],
     api_key: str | None,
     max_body_bytes: int | None,
+    lease_ttl: float | None,
     auto_create_session: bool,
 ) -> dict[str, str | None]:
     """The ``CAIRN_*`` variables for ``app_from_env`` (None: unset it). Options that are not
@@ -245,6 +252,8 @@ def _environment(
         environment["CAIRN_API_KEY"] = api_key
     if max_body_bytes is not None:
         environment["CAIRN_MAX_BODY_BYTES"] = str(max_body_bytes)
+    if lease_ttl is not None:
+        environment["CAIRN_LEASE_TTL"] = repr(lease_ttl)
     if auto_create_session:
         environment["CAIRN_AUTO_CREATE_SESSION"] = "1"
     return environment

@@ -13,6 +13,7 @@ from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
 from cairn.plugins.base_plugin import BasePlugin
+from cairn.user_code import call_user_code
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ class PluginManager:
     async def _first_answer(self, hook: str, **kwargs: Any) -> Any:
         """Call ``hook`` on each plugin in order; return the first non-None result."""
         for plugin in self.plugins:
-            result = await getattr(plugin, hook)(**kwargs)
+            result = await call_user_code(getattr(plugin, hook), **kwargs)
             if result is not None:
                 return result
         return None
@@ -76,7 +77,7 @@ class PluginManager:
 
     async def run_after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         for plugin in self.plugins:
-            await plugin.after_run_callback(invocation_context=invocation_context)
+            await call_user_code(plugin.after_run_callback, invocation_context=invocation_context)
 
     async def run_before_agent_callback(
         self, *, agent: BaseAgent, callback_context: Context

@@ -41,10 +41,10 @@ from cairn.runners._answers import check_answers, responses_in
 from cairn.runners._compaction import compact
 from cairn.runners._history_cache import HistoryCache
 from cairn.runners._rewind import rewind_event
-from cairn.runners._session_lease import hold_session, lease_holder
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.in_memory_session_service import InMemorySessionService
+from cairn.sessions.lease import SessionLease, bind_lease, hold_session, lease_holder
 from cairn.sessions.session import Session
 from cairn.tools.base_tool import BaseToolset
 
@@ -212,7 +212,7 @@ class Runner:
 
     def _hold(
         self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
-    ) -> contextlib.AbstractAsyncContextManager[None]:
+    ) -> contextlib.AbstractAsyncContextManager[SessionLease]:
         """The session's lease for one invocation (waiting as ``run_config`` or the Runner says)."""
         busy_timeout = run_config.session_busy_timeout
         return hold_session(
@@ -238,13 +238,15 @@ class Runner:
         yield_user_message: bool,
     ) -> AsyncGenerator[Event, None]:
         """The invocation: lease the session, load it, store the user's message, run the agent."""
-        async with self._hold(user_id, session_id, invocation_id, run_config):
-            # Loaded inside the lock, so no other invocation of this process commits meanwhile.
+        async with self._hold(user_id, session_id, invocation_id, run_config) as lease:
+            # Loaded under the lease, so no other invocation commits meanwhile; every append
+            # through this session is refused once another holder took the lease over.
             # A continued invocation needs its earlier events; a new one, what the agent reads.
             responses = responses_in(new_message)
             resuming = continuing or bool(responses)
             window = None if resuming else self.agent.history_window()
             session = await self._load_session(user_id, session_id, window, complete=resuming)
+            bind_lease(session, lease)
             answers = None
             if responses:
                 # Answers to calls of an earlier invocation resume that invocation; an answer
@@ -358,7 +360,9 @@ class Runner:
         or that was rewound already. Safe to retry after a crash.
         """
         invocation_id = new_invocation_id()
-        async with self._hold(user_id, session_id, invocation_id, run_config or RunConfig()):
+        async with self._hold(
+            user_id, session_id, invocation_id, run_config or RunConfig()
+        ) as lease:
             session = await self._history.load(
                 self.session_service, self.app_name, user_id, session_id, log=True
             )
@@ -369,6 +373,7 @@ class Runner:
                 raise SessionNotFoundError(
                     app_name=self.app_name, user_id=user_id, session_id=session_id
                 )
+            bind_lease(session, lease)
             event = await rewind_event(
                 session,
                 initial_state=initial,

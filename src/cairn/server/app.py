@@ -42,7 +42,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
         settings=settings,
         services=services,
         apps=AppRegistry(
-            settings.agents_dir, services, auto_create_session=settings.auto_create_session
+            settings.agents_dir,
+            services,
+            auto_create_session=settings.auto_create_session,
+            lease_ttl=settings.lease_ttl,
         ),
     )
 

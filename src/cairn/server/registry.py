@@ -37,10 +37,18 @@ class AppRegistry:
     ``__init__.py`` (ADK's convention), or ``agents_dir`` itself when it is one agent file or
     package (then named as ``cairn run`` names it). Each app gets one Runner per process."""
 
-    def __init__(self, agents_dir: Path, services: Services, *, auto_create_session: bool) -> None:
+    def __init__(
+        self,
+        agents_dir: Path,
+        services: Services,
+        *,
+        auto_create_session: bool,
+        lease_ttl: float,
+    ) -> None:
         self.agents_dir = agents_dir.expanduser().resolve()
         self.services = services
         self.auto_create_session = auto_create_session
+        self.lease_ttl = lease_ttl
         self._runners: dict[str, Runner] = {}
         self._single: Runner | None = None
         self._lock = asyncio.Lock()
@@ -108,6 +116,7 @@ class AppRegistry:
                 artifact_service=self.services.artifact_service,
                 memory_service=self.services.memory_service,
                 auto_create_session=self.auto_create_session,
+                session_lease_ttl=self.lease_ttl,
             )
         app = target.app
         if app.name != app_name:  # an app is named after its directory
@@ -126,6 +135,7 @@ class AppRegistry:
             artifact_service=self.services.artifact_service,
             memory_service=self.services.memory_service,
             auto_create_session=self.auto_create_session,
+            session_lease_ttl=self.lease_ttl,
         )
 
     async def close(self) -> None:

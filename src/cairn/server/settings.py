@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
+DEFAULT_LEASE_TTL = 30.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,11 +32,18 @@ class ServerSettings:
     web: bool = False
     """Also serve the dev UI (``cairn.web``'s static files) at ``/``."""
     auto_create_session: bool = False
+    lease_ttl: float = DEFAULT_LEASE_TTL
+    """Seconds a session's lease outlives its last renewal when its holder stops (a holder on
+    the same host whose process exited is replaced at once)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents_dir", Path(self.agents_dir))
         if self.max_body_bytes < 1:
             raise ValueError(f"max_body_bytes must be at least 1; got {self.max_body_bytes}")
+        if not self.lease_ttl > 0:
+            raise ValueError(
+                f"lease_ttl must be a positive number of seconds; got {self.lease_ttl}"
+            )
         if self.api_key == "":
             raise ValueError("api_key must not be empty; pass None to serve without a key")
 
@@ -43,7 +51,8 @@ class ServerSettings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerSettings:
         """Settings from ``CAIRN_AGENTS_DIR``, ``CAIRN_STORE``, ``CAIRN_ARTIFACT_STORE``,
         ``CAIRN_MEMORY_STORE``, ``CAIRN_API_KEY``, ``CAIRN_CORS_ORIGINS`` (comma-separated),
-        ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1`` and ``CAIRN_AUTO_CREATE_SESSION=1``."""
+        ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1``, ``CAIRN_AUTO_CREATE_SESSION=1`` and
+        ``CAIRN_LEASE_TTL`` (seconds)."""
         env = os.environ if environ is None else environ
         size = env.get("CAIRN_MAX_BODY_BYTES", "").strip()
         try:
@@ -52,6 +61,14 @@ class ServerSettings:
             raise ValueError(
                 f"CAIRN_MAX_BODY_BYTES={size!r} is not a whole number of bytes; "
                 f"set it to e.g. {DEFAULT_MAX_BODY_BYTES} or unset it"
+            ) from None
+        ttl = env.get("CAIRN_LEASE_TTL", "").strip()
+        try:
+            lease_ttl = float(ttl) if ttl else DEFAULT_LEASE_TTL
+        except ValueError:
+            raise ValueError(
+                f"CAIRN_LEASE_TTL={ttl!r} is not a number of seconds; set it to e.g. "
+                f"{DEFAULT_LEASE_TTL:g} or unset it"
             ) from None
         origins = env.get("CAIRN_CORS_ORIGINS", "")
         return cls(
@@ -64,6 +81,7 @@ class ServerSettings:
             max_body_bytes=max_body_bytes,
             web=_flag(env.get("CAIRN_WEB")),
             auto_create_session=_flag(env.get("CAIRN_AUTO_CREATE_SESSION")),
+            lease_ttl=lease_ttl,
         )
 
 

@@ -16,6 +16,7 @@ from cairn.events.event import Event
 from cairn.events.json_values import check_json_state, copy_json
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.fold import session_state_of
+from cairn.sessions.lease import SessionLease
 from cairn.sessions.paging import Direction, EventPage, SessionPage
 from cairn.sessions.scopes import apply_to_state, split_by_scope, stored_form, without_temp
 from cairn.sessions.session import Session
@@ -153,26 +154,47 @@ class BaseSessionService(abc.ABC):
 
     @abc.abstractmethod
     async def acquire_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
-    ) -> str | None:
-        """Take (or renew, if ``holder`` has it) the session for ``ttl`` seconds.
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        ttl: float,
+        generation: int | None = None,
+        replacing: str | None = None,
+    ) -> SessionLease | str:
+        """Take the session's lease for ``ttl`` seconds, or renew it.
 
-        Returns None when ``holder`` now holds it, else the current holder. A
-        lease whose holder stopped renewing it expires after ``ttl``.
+        Without ``generation``: take a lease that is free, released or expired
+        (or held by ``replacing``, a holder the caller found gone); the lease
+        then gets the next generation. With ``generation``: renew the lease
+        ``holder`` got at that generation, refused once anyone took it over.
+        Returns the lease the caller now holds, else the current holder's name
+        (``""``: nobody).
         """
 
     @abc.abstractmethod
     async def release_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        generation: int | None = None,
     ) -> None:
-        """Give the session back (a no-op unless ``holder`` holds it)."""
+        """Give the session back (a no-op unless ``holder`` holds it, at ``generation`` if
+        given). The generation is kept, so the next holder gets a newer one."""
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Store ``event`` in ``session`` and apply its state delta; return the event.
 
         Partial events are returned unstored. ``temp:`` keys are kept out of
         storage but applied to the caller's ``session.state`` and left on the
-        caller's event. Raises ``SessionNotFoundError``, ``StaleSessionError``,
+        caller's event. A session bound to a lease (``cairn.sessions.lease``)
+        is appended to only while that lease is the session's current one.
+        Raises ``SessionNotFoundError``, ``StaleSessionError``, ``LeaseLostError``,
         ``InvalidStateValueError`` or ``InvalidEventError``; in every error case
         nothing is stored and ``session`` is unchanged.
         """
@@ -190,7 +212,8 @@ class BaseSessionService(abc.ABC):
 
     @abc.abstractmethod
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
-        """Atomically store the event (temp keys stripped) and its scoped state changes.
+        """Atomically store the event (temp keys stripped) and its scoped state changes,
+        unless ``session`` is bound to a lease that is no longer current (``LeaseLostError``).
 
         Return the session's new ``(revision, last_update_time)``, or None when an
         identical event with this id is already stored (an idempotent retry).

@@ -16,6 +16,7 @@ from cairn.errors import StoreUnavailableError
 from cairn.events.event import Event
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.lease import SessionLease, bound_lease
 from cairn.sessions.session import Session
 from cairn.sessions.sql import postgres_direct as direct_sql
 from cairn.sessions.sql.engines import (
@@ -235,33 +236,73 @@ class DatabaseSessionService(SqlSessionStore):
         raw, rows, _ = self._encode_append(session, event)
         key = (session.app_name, session.user_id, session.id)
         stored = await self._direct(
-            direct_sql.append_event, key, session.revision, event, raw, rows, write=True
+            direct_sql.append_event,
+            key,
+            session.revision,
+            event,
+            raw,
+            rows,
+            bound_lease(session),
+            write=True,
         )
         if not stored:
             return None
         return session.revision + 1, max(session.last_update_time, event.timestamp)
 
     async def acquire_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
-    ) -> str | None:
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        ttl: float,
+        generation: int | None = None,
+        replacing: str | None = None,
+    ) -> SessionLease | str:
         if not self._has_direct():
             return await super().acquire_session_lease(
-                app_name=app_name, user_id=user_id, session_id=session_id, holder=holder, ttl=ttl
+                app_name=app_name,
+                user_id=user_id,
+                session_id=session_id,
+                holder=holder,
+                ttl=ttl,
+                generation=generation,
+                replacing=replacing,
             )
         key = (app_name, user_id, session_id)
         return await self._direct(
-            direct_sql.acquire_lease, key, holder, ttl, write=True, durable=False
+            direct_sql.acquire_lease,
+            key,
+            holder,
+            ttl,
+            generation,
+            replacing,
+            write=True,
+            durable=False,
         )
 
     async def release_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        generation: int | None = None,
     ) -> None:
         if not self._has_direct():
             return await super().release_session_lease(
-                app_name=app_name, user_id=user_id, session_id=session_id, holder=holder
+                app_name=app_name,
+                user_id=user_id,
+                session_id=session_id,
+                holder=holder,
+                generation=generation,
             )
         key = (app_name, user_id, session_id)
-        await self._direct(direct_sql.release_lease, key, holder, write=True, durable=False)
+        await self._direct(
+            direct_sql.release_lease, key, holder, generation, write=True, durable=False
+        )
 
 
 def _in_transaction(

@@ -10,6 +10,7 @@ from typing import Any
 
 from cairn.errors import (
     DuplicateEventError,
+    LeaseLostError,
     SessionAlreadyExistsError,
     SessionNotFoundError,
     StaleSessionError,
@@ -23,6 +24,7 @@ from cairn.sessions.base_session_service import (
     new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.lease import SessionLease, bound_lease
 from cairn.sessions.paging import (
     Direction,
     EventPage,
@@ -34,6 +36,14 @@ from cairn.sessions.paging import (
 )
 from cairn.sessions.scopes import event_scopes, merge_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
+
+
+@dataclass
+class _Lease:
+    holder: str
+    """Empty once released."""
+    generation: int
+    expires_at: float
 
 
 @dataclass
@@ -67,7 +77,7 @@ class InMemorySessionService(BaseSessionService):
     def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
         self.max_event_bytes = max_event_bytes
         self._lock = threading.Lock()
-        self._leases: dict[tuple[str, str, str], tuple[str, float]] = {}
+        self._leases: dict[tuple[str, str, str], _Lease] = {}
         self._sessions: dict[tuple[str, str], dict[str, _StoredSession]] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
@@ -269,6 +279,20 @@ class InMemorySessionService(BaseSessionService):
                     session_id=session.id,
                     event_id=event.id,
                 )
+            lease = bound_lease(session)
+            if lease is not None:
+                current = self._leases.get((stored.app_name, stored.user_id, stored.id))
+                if current is None or (current.holder, current.generation) != (
+                    lease.holder,
+                    lease.generation,
+                ):
+                    raise LeaseLostError(
+                        app_name=session.app_name,
+                        user_id=session.user_id,
+                        session_id=session.id,
+                        holder=lease.holder,
+                        current_holder=current.holder if current is not None else "",
+                    )
             if session.revision != stored.revision:
                 raise StaleSessionError(
                     app_name=session.app_name,
@@ -377,22 +401,51 @@ class InMemorySessionService(BaseSessionService):
 
     # -- leases --------------------------------------------------------------------------
     async def acquire_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
-    ) -> str | None:
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        ttl: float,
+        generation: int | None = None,
+        replacing: str | None = None,
+    ) -> SessionLease | str:
         key = (app_name, user_id, session_id)
         now = time.monotonic()
         with self._lock:
             current = self._leases.get(key)
-            if current is not None and current[0] != holder and current[1] > now:
-                return current[0]
-            self._leases[key] = (holder, now + ttl)
-            return None
+            if generation is not None:  # a renewal
+                if current is None or (current.holder, current.generation) != (holder, generation):
+                    return current.holder if current is not None else ""
+                current.expires_at = now + ttl
+            elif (
+                current is None
+                or not current.holder
+                or current.expires_at <= now
+                or (replacing is not None and current.holder == replacing)
+            ):
+                generation = (current.generation if current is not None else 0) + 1
+                self._leases[key] = _Lease(holder, generation, now + ttl)
+            else:
+                return current.holder
+            return SessionLease(app_name, user_id, session_id, holder, generation)
 
     async def release_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        generation: int | None = None,
     ) -> None:
         key = (app_name, user_id, session_id)
         with self._lock:
             current = self._leases.get(key)
-            if current is not None and current[0] == holder:
-                del self._leases[key]
+            if (
+                current is not None
+                and current.holder == holder
+                and generation in (None, current.generation)
+            ):
+                current.holder, current.expires_at = "", 0.0

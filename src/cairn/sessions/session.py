@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from cairn.events._base import CamelModel
 from cairn.events.event import Event
+from cairn.sessions.lease import SessionLease
 
 
 class Session(CamelModel):
@@ -15,7 +16,8 @@ class Session(CamelModel):
 
     ``state`` is the merged view: session keys, plus ``app:`` and ``user:`` keys
     shared with other sessions. ``revision`` counts appended events; a writer
-    whose revision is behind the store's gets ``StaleSessionError``.
+    whose revision is behind the store's gets ``StaleSessionError``. A session a Runner
+    loaded for an invocation is bound to that invocation's lease (``cairn.sessions.lease``).
     """
 
     id: str
@@ -25,3 +27,5 @@ class Session(CamelModel):
     events: list[Event] = Field(default_factory=list)
     last_update_time: float = 0.0
     revision: int = 0
+
+    _lease: SessionLease | None = PrivateAttr(default=None)

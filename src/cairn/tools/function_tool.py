@@ -12,6 +12,7 @@ from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from cairn.tools.base_tool import BaseTool
+from cairn.user_code import call_user_code
 
 _CONTEXT_TYPE_NAMES = {"Context", "ToolContext", "CallbackContext"}
 _CONTEXT_PARAMETER = "tool_context"
@@ -59,7 +60,8 @@ def _is_context_annotation(annotation: Any) -> bool:
 
 
 class FunctionTool(BaseTool):
-    """A sync or async function the model can call.
+    """A sync or async function the model can call (a sync one runs on a thread, so it never
+    blocks the event loop).
 
     Parameters become a JSON schema (pydantic models, enums, optional and
     default arguments, lists and nested objects are all understood); the
@@ -142,10 +144,7 @@ class FunctionTool(BaseTool):
         kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
         if self._context_parameter is not None:
             kwargs[self._context_parameter] = tool_context
-        result = self.func(**kwargs)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
+        return await call_user_code(self.func, **kwargs)
 
 
 class LongRunningFunctionTool(FunctionTool):

@@ -23,6 +23,7 @@ from cairn.events.event_actions import EventActions
 from cairn.events.interrupts import schema_problem, unwrap_answer, waiting_under
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
 from cairn.tools.base_tool import BaseTool
+from cairn.user_code import call_user_code, iterate_in_thread
 from cairn.workflow.graph import Graph, as_node, build_graph
 from cairn.workflow.join_node import JoinNode
 from cairn.workflow.nodes import DEFAULT_ROUTE, START_NAME, BaseNode, FunctionNode, RetryConfig
@@ -508,18 +509,15 @@ def _input_request(author: str, path: str, request: RequestInput, ctx: Context) 
 
 async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
     kwargs = _bind(node, ctx, node_input)
-    result = node.func(**kwargs)
+    result = await call_user_code(node.func, **kwargs)
     if inspect.isasyncgen(result):
         async for item in result:
             yield item
     elif inspect.isgenerator(result):
-        for item in result:
+        async for item in iterate_in_thread(result):
             yield item
-    else:
-        if inspect.isawaitable(result):
-            result = await result
-        if result is not None:
-            yield result
+    elif result is not None:
+        yield result
 
 
 def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Response
 
-from cairn.errors import SessionBusyError
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.server.context import Server, ServerContext
@@ -17,11 +15,11 @@ from cairn.server.models import (
     UpdateSessionRequest,
     session_json,
 )
+from cairn.sessions.lease import bind_lease, hold_session, lease_holder
 from cairn.sessions.session import Session
 
 router = APIRouter(tags=["sessions"])
 SESSIONS = "/apps/{app_name}/users/{user_id}/sessions"
-_LEASE_TTL = 30.0
 
 
 @router.get(SESSIONS, summary="List a user's sessions (without events)")
@@ -101,21 +99,24 @@ async def update_session(
     body: UpdateSessionRequest,
 ) -> Any:
     await ctx.session_head(app_name, user_id, session_id)
-    key = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
-    holder = f"state-update-{uuid.uuid4().hex[:12]}@{os.getpid()}"
-    current = await ctx.sessions.acquire_session_lease(**key, holder=holder, ttl=_LEASE_TTL)
-    if current is not None:
-        raise SessionBusyError(**key, waited=0.0, holder=current)
-    try:
+    lease = hold_session(
+        ctx.sessions,
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        holder=lease_holder(f"state-update-{uuid.uuid4().hex[:12]}"),
+        wait=0.0,
+        ttl=ctx.settings.lease_ttl,
+    )
+    async with lease as held:
         session = await ctx.session_head(app_name, user_id, session_id)
+        bind_lease(session, held)
         event = Event(
             invocation_id=f"p-{uuid.uuid4()}",
             author="user",
             actions=EventActions(state_delta=dict(body.state_delta)),
         )
         await ctx.sessions.append_event(session, event)
-    finally:
-        await ctx.sessions.release_session_lease(**key, holder=holder)
     updated = await ctx.sessions.get_session(
         app_name=app_name, user_id=user_id, session_id=session_id
     )

@@ -31,12 +31,14 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from cairn.errors import (
     DuplicateEventError,
+    LeaseLostError,
     LimitExceededError,
     SessionNotFoundError,
     StaleSessionError,
 )
 from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import ScopedDelta, merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql import sqlite_direct
@@ -536,10 +538,14 @@ def append_event(
     raw: str,
     rows: list[dict[str, Any]],
     removals: list[dict[str, Any]] | None = None,
+    lease: SessionLease | None = None,
 ) -> tuple[int, float] | None:
-    """Store one event and its state rows if the caller's revision is current.
+    """Store one event and its state rows if the caller's revision is current (and, with
+    ``lease``, if that is still the session's lease: else ``LeaseLostError``).
 
-    ``removals`` are the primary keys of state rows the event deletes.
+    ``removals`` are the primary keys of state rows the event deletes. The
+    lease row is read with a share lock first, so a takeover waits for this
+    append to commit, or this append sees the takeover.
 
     The conditional UPDATE of the session row checks the revision (and locks
     the row, so appends to one session serialize); the state rows are written
@@ -572,6 +578,8 @@ def append_event(
         "timestamp": event.timestamp,
         "event": raw,
     }
+    if lease is not None:
+        check_lease(connection, key, lease)
     if connection.dialect.driver == "pysqlite":
         stored = sqlite_direct.append(connection, params, event_row, rows, removals or [])
     else:
@@ -637,19 +645,61 @@ def refusal(
 
 
 # -- leases -------------------------------------------------------------------------------------
+def lease_lost(key: SessionKey, lease: SessionLease, current_holder: str | None) -> LeaseLostError:
+    """The error for an append under ``lease`` when the session's lease is someone else's."""
+    return LeaseLostError(
+        app_name=key[0],
+        user_id=key[1],
+        session_id=key[2],
+        holder=lease.holder,
+        current_holder=current_holder or "",
+    )
+
+
+def check_lease(connection: Connection, key: SessionKey, lease: SessionLease) -> None:
+    """Raise ``LeaseLostError`` unless ``lease`` is the session's lease; keep it share-locked
+    (PostgreSQL, MySQL) until the transaction ends. SQLite's write transaction holds the whole
+    database already."""
+    if connection.dialect.driver == "pysqlite":
+        current = sqlite_direct.current_lease(connection, key)
+    else:
+        found = connection.execute(
+            select(leases.c.holder, leases.c.generation)
+            .where(_is(leases, key))
+            .with_for_update(read=True)
+        ).first()
+        current = None if found is None else (str(found.holder), int(found.generation))
+    if current != (lease.holder, lease.generation):
+        raise lease_lost(key, lease, current[0] if current is not None else None)
+
+
 # A lease is advisory and expires by itself, so its writes need not wait for the disk: losing
 # one in a power cut only frees a session early. The SQLite store reads the `durable` marker.
-def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: float) -> str | None:
-    """Take or renew the lease; None on success, else the current holder.
+def acquire_lease(
+    connection: Connection,
+    key: SessionKey,
+    holder: str,
+    ttl: float,
+    generation: int | None = None,
+    replacing: str | None = None,
+) -> SessionLease | str:
+    """Take (no ``generation``) or renew the lease; the lease got, else the current holder.
 
     Raises IntegrityError if another process inserted the lease row first.
     """
     now = database_now(connection)
     if connection.dialect.driver == "pysqlite":
-        return sqlite_direct.acquire_lease(connection, key, holder, ttl, now)
+        return sqlite_direct.acquire_lease(connection, key, holder, ttl, now, generation, replacing)
     row = connection.execute(
-        select(leases.c.holder, leases.c.expires_at).where(_is(leases, key)).with_for_update()
+        select(leases.c.holder, leases.c.expires_at, leases.c.generation)
+        .where(_is(leases, key))
+        .with_for_update()
     ).first()
+    if generation is not None:  # a renewal: only of this holder's own acquisition
+        if row is None or (row.holder, row.generation) != (holder, generation):
+            return "" if row is None else str(row.holder)
+        connection.execute(update(leases).where(_is(leases, key)).values(expires_at=now + ttl))
+        return SessionLease(*key, holder, generation)
     if row is None:
         connection.execute(
             insert(leases).values(
@@ -658,21 +708,30 @@ def acquire_lease(connection: Connection, key: SessionKey, holder: str, ttl: flo
                 session_id=key[2],
                 holder=holder,
                 expires_at=now + ttl,
+                generation=1,
             )
         )
-        return None
-    if row.holder == holder or row.expires_at <= now:
+        return SessionLease(*key, holder, 1)
+    if not row.holder or row.expires_at <= now or row.holder == replacing:
         connection.execute(
-            update(leases).where(_is(leases, key)).values(holder=holder, expires_at=now + ttl)
+            update(leases)
+            .where(_is(leases, key))
+            .values(holder=holder, expires_at=now + ttl, generation=row.generation + 1)
         )
-        return None
+        return SessionLease(*key, holder, int(row.generation) + 1)
     return str(row.holder)
 
 
-def release_lease(connection: Connection, key: SessionKey, holder: str) -> None:
+def release_lease(
+    connection: Connection, key: SessionKey, holder: str, generation: int | None = None
+) -> None:
+    """Free the lease if ``holder`` (at ``generation``) has it; the row keeps its generation."""
     if connection.dialect.driver == "pysqlite":
-        return sqlite_direct.release_lease(connection, key, holder)
-    connection.execute(delete(leases).where(_is(leases, key), leases.c.holder == holder))
+        return sqlite_direct.release_lease(connection, key, holder, generation)
+    condition = _is(leases, key) & (leases.c.holder == holder)
+    if generation is not None:
+        condition &= leases.c.generation == generation
+    connection.execute(update(leases).where(condition).values(holder="", expires_at=0.0))
 
 
 acquire_lease.durable = False  # type: ignore[attr-defined]

@@ -26,10 +26,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.engines import IDLE_PING_AFTER
-from cairn.sessions.sql.operations import SessionKey, refusal
+from cairn.sessions.sql.operations import SessionKey, lease_lost, refusal
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE
 
 KEEP_IDLE = 4
@@ -204,11 +205,15 @@ async def load_session(
 # unless the revision matched) and the event insert reads the count of `upserted`, so the key
 # rows are locked before the event's pk is drawn: among appends that wrote one key, pk order is
 # commit order.
+#
+# Under a lease, `fence` share-locks the session's lease row if it is still the caller's (holder
+# $14, generation $15): a takeover then waits for this append to commit, and an append that
+# waited for a takeover finds the row changed and stores nothing.
 _APPEND = """
-WITH bumped AS (
+WITH {fence}bumped AS (
     UPDATE cairn_sessions
     SET revision = $4 + 1, update_time = GREATEST(update_time, $7)
-    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND revision = $4
+    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND revision = $4{fenced}
     RETURNING revision
 ), upserted AS (
     INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
@@ -224,13 +229,22 @@ SELECT $1, $2, $3, bumped.revision, $5, $6, $7, $8
 FROM bumped, (SELECT count(*) FROM upserted) AS written
 RETURNING seq
 """
+_FENCE = """fence AS (
+    SELECT FROM cairn_leases
+    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $14 AND generation = $15
+    FOR SHARE
+), """
+_APPEND_UNDER_LEASE = _APPEND.format(fence=_FENCE, fenced=" AND EXISTS (SELECT FROM fence)")
+_APPEND = _APPEND.format(fence="", fenced="")
 _STORED = """
-SELECT s.revision, e.event
+SELECT s.revision, e.event, l.holder, l.generation
 FROM (SELECT 1) AS one
 LEFT JOIN cairn_sessions AS s
     ON s.app_name = $1 AND s.user_id = $2 AND s.session_id = $3
 LEFT JOIN cairn_events AS e
     ON e.app_name = $1 AND e.user_id = $2 AND e.session_id = $3 AND e.event_id = $4
+LEFT JOIN cairn_leases AS l
+    ON l.app_name = $1 AND l.user_id = $2 AND l.session_id = $3
 """
 
 
@@ -241,18 +255,22 @@ async def append_event(
     event: Event,
     raw: str,
     rows: list[dict[str, Any]],
+    lease: SessionLease | None = None,
 ) -> bool:
-    """Store the event and its state rows if ``held_revision`` is current.
+    """Store the event and its state rows if ``held_revision`` is current (and ``lease`` is
+    still the session's lease).
 
     True if stored; False if this exact event is already stored (a retry).
-    Otherwise raises what ``operations.refusal`` says: the session is gone,
-    the id belongs to another event, or the caller's revision is stale.
+    Otherwise raises ``LeaseLostError`` or what ``operations.refusal`` says:
+    the session is gone, the id belongs to another event, or the caller's
+    revision is stale.
     """
     import asyncpg
 
+    fence = () if lease is None else (lease.holder, lease.generation)
     try:
         stored = await connection.fetchval(
-            _APPEND,
+            _APPEND if lease is None else _APPEND_UNDER_LEASE,
             *key,
             held_revision,
             event.id,
@@ -264,12 +282,15 @@ async def append_event(
             [row["session_id"] for row in rows],
             [row["key"] for row in rows],
             [json.dumps(row["value"]) for row in rows],
+            *fence,
         )
     except asyncpg.UniqueViolationError:
         stored = None  # the revision matched but the id is taken: explained below
     if stored is not None:
         return True
-    current, existing = await connection.fetchrow(_STORED, *key, event.id)
+    current, existing, holder, generation = await connection.fetchrow(_STORED, *key, event.id)
+    if lease is not None and current is not None and (holder, generation) != fence:
+        raise lease_lost(key, lease, holder)
     problem = refusal(key, held_revision, event.id, raw, current, existing)
     if problem is None:
         return False
@@ -277,37 +298,69 @@ async def append_event(
 
 
 # -- leases --------------------------------------------------------------------------------------
-# Take or renew the lease: a free, expired or own lease is overwritten; someone else's live lease
-# is left alone, and its holder is returned by the second branch.
+# Take the lease: a free, released, expired or `replacing` ($6) holder's lease is overwritten with
+# the next generation; someone else's live lease is left alone, and the second branch returns its
+# holder. Renew it: only the caller's own acquisition (holder and generation $6).
 _ACQUIRE_LEASE = """
 WITH taken AS (
-    INSERT INTO cairn_leases AS lease (app_name, user_id, session_id, holder, expires_at)
-    VALUES ($1, $2, $3, $4, EXTRACT(EPOCH FROM clock_timestamp()) + $5)
+    INSERT INTO cairn_leases AS lease
+        (app_name, user_id, session_id, holder, expires_at, generation)
+    VALUES ($1, $2, $3, $4, EXTRACT(EPOCH FROM clock_timestamp()) + $5, 1)
     ON CONFLICT (app_name, user_id, session_id) DO UPDATE
-    SET holder = excluded.holder, expires_at = excluded.expires_at
-    WHERE lease.holder = excluded.holder
+    SET holder = excluded.holder, expires_at = excluded.expires_at,
+        generation = lease.generation + 1
+    WHERE lease.holder = ''
        OR lease.expires_at <= EXTRACT(EPOCH FROM clock_timestamp())
-    RETURNING 1
+       OR lease.holder = $6::text
+    RETURNING generation
 )
-SELECT true, NULL::text FROM taken
+SELECT true, NULL::text, generation FROM taken
 UNION ALL
-SELECT false, holder FROM cairn_leases
+SELECT false, holder, generation FROM cairn_leases
 WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND NOT EXISTS (SELECT FROM taken)
 """
+_RENEW_LEASE = """
+WITH renewed AS (
+    UPDATE cairn_leases SET expires_at = EXTRACT(EPOCH FROM clock_timestamp()) + $5
+    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4
+      AND generation = $6
+    RETURNING generation
+)
+SELECT true, NULL::text, generation FROM renewed
+UNION ALL
+SELECT false, holder, generation FROM cairn_leases
+WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND NOT EXISTS (SELECT FROM renewed)
+"""
 _RELEASE_LEASE = """
-DELETE FROM cairn_leases WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4
+UPDATE cairn_leases SET holder = '', expires_at = 0
+WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $4
+  AND ($5::bigint IS NULL OR generation = $5)
 """
 
 
-async def acquire_lease(connection: Any, key: SessionKey, holder: str, ttl: float) -> str | None:
-    """None if this holder now has the lease, else who holds it."""
+async def acquire_lease(
+    connection: Any,
+    key: SessionKey,
+    holder: str,
+    ttl: float,
+    generation: int | None = None,
+    replacing: str | None = None,
+) -> SessionLease | str:
+    """The lease this holder now has, else who holds it (see ``operations.acquire_lease``)."""
     while True:
-        row = await connection.fetchrow(_ACQUIRE_LEASE, *key, holder, ttl)
+        if generation is None:
+            row = await connection.fetchrow(_ACQUIRE_LEASE, *key, holder, ttl, replacing)
+        else:
+            row = await connection.fetchrow(_RENEW_LEASE, *key, holder, ttl, generation)
+            if row is None:  # the lease row is gone (the session was deleted)
+                return ""
         if row is not None:
-            return None if row[0] else str(row[1])
+            return SessionLease(*key, holder, int(row[2])) if row[0] else str(row[1])
         # Neither taken nor seen: another process inserted the row after this statement's
         # snapshot was taken (and the insert waited for it). Ask again.
 
 
-async def release_lease(connection: Any, key: SessionKey, holder: str) -> None:
-    await connection.execute(_RELEASE_LEASE, *key, holder)
+async def release_lease(
+    connection: Any, key: SessionKey, holder: str, generation: int | None = None
+) -> None:
+    await connection.execute(_RELEASE_LEASE, *key, holder, generation)

@@ -7,7 +7,7 @@
   the same state key.
 - ``cairn_state``: one row per state key and scope (``a`` app, ``u`` user,
   ``s`` session), so an append writes only the keys it changes.
-- ``cairn_leases``: which invocation holds a session, until when.
+- ``cairn_leases``: which invocation holds a session, until when, at which generation.
 - ``cairn_credentials``: tools' credentials per app, user and credential key
   (``cairn.auth``), as versioned JSON text, encrypted if the service has a key.
 - ``cairn_artifacts``: one row per saved artifact version (``cairn.artifacts``)
@@ -105,8 +105,10 @@ leases = Table(
     Column("app_name", String(KEY_LENGTH), primary_key=True),
     Column("user_id", String(KEY_LENGTH), primary_key=True),
     Column("session_id", String(KEY_LENGTH), primary_key=True),
-    Column("holder", String(255), nullable=False),
+    Column("holder", String(255), nullable=False),  # '' once released; the row stays
     Column("expires_at", Double, nullable=False),
+    # Bumped by every acquisition that is not a renewal; appends under a lease check it.
+    Column("generation", BigInteger, nullable=False, server_default="0"),
 )
 
 CREDENTIAL_KEY_LENGTH = 255

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 
@@ -154,30 +155,55 @@ def append(
 
 # -- leases --------------------------------------------------------------------------------------
 _TAKE_LEASE = """
-INSERT INTO cairn_leases (app_name, user_id, session_id, holder, expires_at)
-VALUES (?, ?, ?, ?, ?)
+INSERT INTO cairn_leases (app_name, user_id, session_id, holder, expires_at, generation)
+VALUES (?, ?, ?, ?, ?, 1)
 ON CONFLICT (app_name, user_id, session_id) DO UPDATE
-SET holder = excluded.holder, expires_at = excluded.expires_at
-WHERE holder = excluded.holder OR expires_at <= ?
+SET holder = excluded.holder, expires_at = excluded.expires_at, generation = generation + 1
+WHERE holder = '' OR expires_at <= ? OR holder = ?
 """
+_RENEW_LEASE = (
+    f"UPDATE cairn_leases SET expires_at = ? WHERE {_KEY} AND holder = ? AND generation = ?"
+)
+_LEASE = f"SELECT holder, generation FROM cairn_leases WHERE {_KEY}"
+
+
+def current_lease(connection: Connection, key: SessionKey) -> tuple[str, int] | None:
+    """The session's lease row as (holder, generation); None if it has none."""
+    row = _driver(connection).execute(_LEASE, key).fetchone()
+    return None if row is None else (str(row[0]), int(row[1]))
 
 
 def acquire_lease(
-    connection: Connection, key: SessionKey, holder: str, ttl: float, now: float
-) -> str | None:
-    """Take or renew the lease (free, expired or own); else return who holds it."""
+    connection: Connection,
+    key: SessionKey,
+    holder: str,
+    ttl: float,
+    now: float,
+    generation: int | None,
+    replacing: str | None,
+) -> SessionLease | str:
+    """Take a free, expired or ``replacing``'s lease (a new generation), or renew this
+    holder's at ``generation``; else return who holds it."""
     cursor = _driver(connection).cursor()
     try:
-        cursor.execute(_TAKE_LEASE, (*key, holder, now + ttl, now))
-        if cursor.rowcount == 1:
-            return None
-        row = cursor.execute(f"SELECT holder FROM cairn_leases WHERE {_KEY}", key).fetchone()
-        return None if row is None else str(row[0])
+        if generation is None:
+            cursor.execute(_TAKE_LEASE, (*key, holder, now + ttl, now, replacing))
+        else:
+            cursor.execute(_RENEW_LEASE, (now + ttl, *key, holder, generation))
+        got = cursor.rowcount == 1
+        row = cursor.execute(_LEASE, key).fetchone()
     finally:
         cursor.close()
+    if got:
+        return SessionLease(*key, holder, int(row[1]))
+    return "" if row is None else str(row[0])
 
 
-def release_lease(connection: Connection, key: SessionKey, holder: str) -> None:
+def release_lease(
+    connection: Connection, key: SessionKey, holder: str, generation: int | None
+) -> None:
     _driver(connection).execute(
-        f"DELETE FROM cairn_leases WHERE {_KEY} AND holder = ?", (*key, holder)
+        f"UPDATE cairn_leases SET holder = '', expires_at = 0 WHERE {_KEY} AND holder = ?"
+        " AND (? IS NULL OR generation = ?)",
+        (*key, holder, generation, generation),
     )

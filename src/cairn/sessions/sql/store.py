@@ -22,6 +22,7 @@ from cairn.sessions.base_session_service import (
     new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.lease import SessionLease, bound_lease
 from cairn.sessions.paging import (
     Direction,
     EventPage,
@@ -211,6 +212,7 @@ class SqlSessionStore(BaseSessionService):
                 raw,
                 rows,
                 removals,
+                bound_lease(session),
                 write=True,
             )
         except ops.EventAlreadyStored:
@@ -229,17 +231,31 @@ class SqlSessionStore(BaseSessionService):
 
     # -- leases ---------------------------------------------------------------------------------
     async def acquire_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
-    ) -> str | None:
-        key = (app_name, user_id, session_id)
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        ttl: float,
+        generation: int | None = None,
+        replacing: str | None = None,
+    ) -> SessionLease | str:
+        args = ((app_name, user_id, session_id), holder, ttl, generation, replacing)
         try:
-            return await self._transaction(ops.acquire_lease, key, holder, ttl, write=True)
+            return await self._transaction(ops.acquire_lease, *args, write=True)
         except IntegrityError:  # another process created the lease row first
-            return await self._transaction(ops.acquire_lease, key, holder, ttl, write=True)
+            return await self._transaction(ops.acquire_lease, *args, write=True)
 
     async def release_session_lease(
-        self, *, app_name: str, user_id: str, session_id: str, holder: str
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        holder: str,
+        generation: int | None = None,
     ) -> None:
         await self._transaction(
-            ops.release_lease, (app_name, user_id, session_id), holder, write=True
+            ops.release_lease, (app_name, user_id, session_id), holder, generation, write=True
         )
