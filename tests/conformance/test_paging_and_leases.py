@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import asyncio
 
-from cairn import Event, EventTooLargeError, SessionNotFoundError
+import pytest
+from google.genai import types
+
+from cairn import Agent, Event, EventTooLargeError, Runner, SessionNotFoundError
 from cairn.errors import InvalidCursorError, LeaseLostError
 from cairn.sessions import BaseSessionService
 from cairn.sessions.lease import SessionLease, bind_lease
+from cairn.testing import Call, ScriptedLlm
 
 APP = "paging"
 
@@ -234,3 +238,51 @@ async def test_after_revision_reads_only_newer_events(store: BaseSessionService)
         config=GetSessionConfig(after_revision=1, num_recent_events=2),
     )
     assert last_two_of_newer is not None and [e.id for e in last_two_of_newer.events] == ids[3:]
+
+
+async def test_an_invocation_whose_lease_was_taken_over_is_stopped_before_it_commits(
+    store: BaseSessionService,
+) -> None:
+    """The Runner's invocation stalls inside a tool; another holder takes the session over
+    (as a process that found it gone would). The tool's result is refused, the invocation
+    ends with LeaseLostError, and the new holder keeps the lease."""
+    inside, proceed = asyncio.Event(), asyncio.Event()
+
+    async def transfer(amount: int) -> dict[str, int]:
+        inside.set()
+        await proceed.wait()
+        return {"sent": amount}
+
+    model = ScriptedLlm(script=[Call("transfer", amount=5), "sent"])
+    runner = Runner(
+        app_name=APP,
+        agent=Agent(name="banker", model=model, tools=[transfer]),
+        session_service=store,
+    )
+    key = {"app_name": APP, "user_id": "u1", "session_id": "s"}
+    await store.create_session(**key)
+    seen: list[Event] = []
+
+    async def invocation() -> None:
+        async for event in runner.run_async(
+            user_id="u1", session_id="s", new_message=types.UserContent("send 5")
+        ):
+            seen.append(event)
+
+    running = asyncio.create_task(invocation())
+    await asyncio.wait_for(inside.wait(), 60)
+    holder = await store.acquire_session_lease(**key, holder="probe", ttl=30)
+    assert isinstance(holder, str) and holder.startswith(seen[0].invocation_id + "@")
+    taken = await store.acquire_session_lease(**key, holder="b", ttl=30, replacing=holder)
+    assert isinstance(taken, SessionLease)
+    proceed.set()
+    with pytest.raises(LeaseLostError) as lost:
+        await asyncio.wait_for(running, 60)
+    assert (lost.value.holder, lost.value.current_holder) == (holder, "b")
+
+    stored = await store.get_session(**key)
+    assert stored is not None
+    assert [e.author for e in stored.events] == ["user", "banker"]  # the message, the call
+    assert [e.id for e in stored.events[1:]] == [e.id for e in seen]
+    assert not any(e.get_function_responses() for e in stored.events)
+    assert await store.acquire_session_lease(**key, holder="c", ttl=30) == "b"

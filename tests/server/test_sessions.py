@@ -6,6 +6,7 @@ import httpx
 from tests.server.harness import run_body, server_app
 
 from cairn.sessions.base_session_service import BaseSessionService
+from cairn.sessions.lease import SessionLease
 
 BASE = "/apps/echo/users/ada/sessions"
 
@@ -85,7 +86,7 @@ async def test_patch_while_an_invocation_holds_the_session_is_409(
     taken = await store(api).acquire_session_lease(
         app_name="echo", user_id="ada", session_id="s1", holder="someone", ttl=30
     )
-    assert taken is None
+    assert isinstance(taken, SessionLease)
     busy = await api.patch(BASE + "/s1", json={"stateDelta": {"b": 2}})
     assert busy.status_code == 409 and "busy" in busy.json()["detail"]
 
