@@ -16,6 +16,10 @@ Roles:
   ``<signals>/<inside>`` (its pid and invocation id) and waits for
   ``<signals>/<release>`` before yielding. A ``SessionBusyError`` ends the role
   and is reported, not raised.
+- ``tool``: one invocation through a Runner whose model calls ``transfer``, a
+  *synchronous* tool that appends a line to the file ``counter``, creates
+  ``<signals>/<inside>`` (its pid and invocation id) and then blocks (``time.sleep``)
+  until ``<signals>/<release>`` exists. Reports the invocation's events.
 - ``append``: ``count`` events appended directly with ``append_event``, event
   ``i`` writing the state key ``key.format(worker=name, i=i)`` with the value
   ``value.format(worker=name, i=i)``, pausing ``pause`` seconds between them.
@@ -36,8 +40,17 @@ from typing import Any
 
 from google.genai import types
 
-from cairn import BaseAgent, Event, EventActions, InvocationContext, Runner, SessionBusyError
+from cairn import (
+    Agent,
+    BaseAgent,
+    Event,
+    EventActions,
+    InvocationContext,
+    Runner,
+    SessionBusyError,
+)
 from cairn.sessions import BaseSessionService, DatabaseSessionService, SqliteSessionService
+from cairn.testing import Call, ScriptedLlm
 
 WAIT_LIMIT = 60.0
 """No wait for a signal file lasts longer than this (seconds)."""
@@ -136,6 +149,39 @@ async def run_role(store: BaseSessionService, spec: dict[str, Any]) -> dict[str,
     return {"invocations": invocations, "busy": None}
 
 
+async def tool_role(store: BaseSessionService, spec: dict[str, Any]) -> dict[str, Any]:
+    signals = Path(spec["signals"])
+
+    def transfer(amount: int) -> dict[str, int]:
+        """Send money (not idempotent: it must run once)."""
+        with open(spec["counter"], "a") as counter:
+            counter.write(f"{os.getpid()}\n")
+        signal(signals / spec["inside"], {"pid": os.getpid()})
+        deadline = time.monotonic() + WAIT_LIMIT
+        while not (signals / spec["release"]).exists():  # blocking work, on purpose
+            if time.monotonic() > deadline:
+                raise TimeoutError("never released")
+            time.sleep(0.01)
+        return {"sent": amount}
+
+    model = ScriptedLlm(script=[Call("transfer", amount=100), "sent"])
+    runner = Runner(
+        app_name=spec["app"],
+        agent=Agent(name="banker", model=model, tools=[transfer]),
+        session_service=store,
+        session_lease_ttl=spec["lease_ttl"],
+    )
+    seen = [
+        event
+        async for event in runner.run_async(
+            user_id=spec["user"],
+            session_id=spec["session"],
+            new_message=types.Content(role="user", parts=[types.Part(text="send 100")]),
+        )
+    ]
+    return {"event_ids": [event.id for event in seen], "invocation_id": seen[0].invocation_id}
+
+
 async def append_role(store: BaseSessionService, spec: dict[str, Any]) -> dict[str, Any]:
     session = await store.get_session(
         app_name=spec["app"], user_id=spec["user"], session_id=spec["session"]
@@ -168,6 +214,8 @@ async def main(spec: dict[str, Any]) -> dict[str, Any]:
             await wait_for(signals / "go")
         if spec["role"] == "run":
             result = await run_role(store, spec)
+        elif spec["role"] == "tool":
+            result = await tool_role(store, spec)
         elif spec["role"] == "append":
             result = await append_role(store, spec)
         else:
