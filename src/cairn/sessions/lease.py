@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import socket
@@ -57,10 +58,16 @@ def _process_identity(pid: int) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=1)
+def _own_identity(pid: int) -> str | None:
+    """This process's identity (keyed by pid, so a forked child reads its own)."""
+    return _process_identity(pid)
+
+
 def lease_holder(name: str) -> str:
     """A holder name saying what holds the lease (``name``), on which host and process."""
     where = f"{name}@{socket.gethostname()}:{os.getpid()}"
-    identity = _process_identity(os.getpid())
+    identity = _own_identity(os.getpid())
     return where if identity is None else f"{where}:{identity}"
 
 
@@ -75,7 +82,7 @@ def holder_is_gone(holder: str) -> bool:
     pid_text, _, identity = process.partition(":")
     if not at or host != socket.gethostname() or not pid_text.isdigit() or not identity:
         return False
-    own = _process_identity(os.getpid())
+    own = _own_identity(os.getpid())
     if own is None or identity.split(".")[0] != own.split(".")[0]:
         return False  # another pid namespace (a container sharing the host name): cannot tell
     return _process_identity(int(pid_text)) != identity
