@@ -4,6 +4,7 @@ from cairn.errors import (
     AlreadyExistsError,
     DuplicateEventError,
     InvalidStateValueError,
+    LeaseLostError,
     SessionAlreadyExistsError,
     SessionNotFoundError,
     StaleSessionError,
@@ -12,6 +13,7 @@ from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.database_session_service import DatabaseSessionService
 from cairn.sessions.in_memory_session_service import InMemorySessionService
+from cairn.sessions.lease import SessionLease
 from cairn.sessions.paging import EventPage, SessionPage
 from cairn.sessions.session import Session
 from cairn.sessions.sql.engines import UnsupportedStoreUrlError
@@ -28,10 +30,12 @@ __all__ = [
     "GetSessionConfig",
     "InMemorySessionService",
     "InvalidStateValueError",
+    "LeaseLostError",
     "ListSessionsResponse",
     "SchemaError",
     "Session",
     "SessionAlreadyExistsError",
+    "SessionLease",
     "SessionNotFoundError",
     "SessionPage",
     "SqliteSessionService",
