@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 
 from cairn.errors import SessionBusyError
 from cairn.sessions.base_session_service import BaseSessionService
+from cairn.sessions.uninterrupted import uninterrupted
 
 logger = logging.getLogger(__name__)
 
@@ -42,11 +43,20 @@ async def hold_session(
     If this process dies, the lease expires ``ttl`` seconds after its last renewal.
     """
     key = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
+
+    async def acquire() -> str | None:
+        try:
+            return await service.acquire_session_lease(**key, holder=holder, ttl=ttl)
+        except BaseException:
+            # Cancelled or failed after the statement may have run: the lease may be ours.
+            with contextlib.suppress(Exception):
+                await uninterrupted(service.release_session_lease(**key, holder=holder))
+            raise
+
     started = time.monotonic()
     poll = _FIRST_POLL
-    while (
-        current := await service.acquire_session_lease(**key, holder=holder, ttl=ttl)
-    ) is not None:
+    # Between polls nothing is held: each poll is one short statement of its own.
+    while (current := await acquire()) is not None:
         waited = time.monotonic() - started
         if waited >= wait:
             raise SessionBusyError(**key, waited=waited, holder=current)
@@ -67,11 +77,16 @@ async def hold_session(
                 )
                 return
 
-    renewal = asyncio.create_task(renew())
-    try:
-        yield
-    finally:
+    async def release() -> None:
         renewal.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await renewal
         await service.release_session_lease(**key, holder=holder)
+
+    renewal = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        # Whole even if the invocation is being cancelled: a renewal still running when the
+        # release is sent would take the lease again, and the session would stay busy.
+        await uninterrupted(release())
