@@ -168,10 +168,13 @@ class DatabaseSessionService(SqlSessionStore):
                 "in the store URL."
             )
         elif missing == "role":
-            fix = (
-                f"Create the role (e.g. CREATE ROLE {self._url.username} LOGIN), or name an "
-                "existing user in the store URL."
+            user = self._url.username
+            create = (
+                f"CREATE ROLE {user} LOGIN"
+                if self._url.get_backend_name() == "postgresql"
+                else f"CREATE USER '{user}'@'%' and a GRANT on the database"
             )
+            fix = f"Create the user (e.g. {create}), or fix the user and password in the store URL."
         else:
             fix = (
                 "Check that the server is running and that the URL's host, port, database "

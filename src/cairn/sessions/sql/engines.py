@@ -136,7 +136,7 @@ def is_retryable(exc: BaseException) -> bool:
 _GONE_SQLSTATES = {"57P01", "57P02", "57P03", "53300", "28P01"}
 """PostgreSQL: terminated by an administrator, server crash, server starting or stopping, too many
 connections, wrong password (and every code of class 08, connection exception)."""
-_GONE_MYSQL_CODES = {1040, 1045, 1053, 1927, 2002, 2003, 2006, 2013, 2055, 4031}
+_GONE_MYSQL_CODES = {1040, 1045, 1053, 1698, 1927, 2002, 2003, 2006, 2013, 2055, 4031}
 """MySQL/MariaDB: too many connections, access denied, shutdown in progress, connection killed,
 cannot connect, server gone away, lost connection, disconnected for inactivity."""
 _MISSING = {
@@ -161,22 +161,23 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return found
 
 
-def _error_code(cause: BaseException) -> Any:
-    for attribute in ("sqlstate", "pgcode"):
-        code = getattr(cause, attribute, None)
-        if code:
-            return code
+def _error_codes(cause: BaseException) -> set[Any]:
+    """The SQLSTATE and the driver's own error number, whichever the error carries."""
+    codes = {getattr(cause, attribute, None) for attribute in ("sqlstate", "pgcode")}
     args = getattr(cause, "args", ())
-    return args[0] if args and isinstance(args[0], int) else None
+    if args and isinstance(args[0], int):
+        codes.add(args[0])
+    codes.discard(None)
+    return codes
 
 
 def missing_part(exc: BaseException) -> str | None:
     """``"database"`` or ``"role"`` when the server refused the connection because the URL's
     database or user does not exist there; else None."""
     for cause in _causes(exc):
-        what = _MISSING.get(_error_code(cause))
-        if what is not None:
-            return what
+        for code in _error_codes(cause):
+            if code in _MISSING:
+                return _MISSING[code]
     return None
 
 
@@ -190,11 +191,11 @@ def is_unavailable(exc: BaseException) -> bool:
             return True
         if isinstance(cause, DBAPIError) and cause.connection_invalidated:
             return True
-        code = _error_code(cause)
-        if isinstance(code, str) and (code.startswith("08") or code in _GONE_SQLSTATES):
-            return True
-        if code in _GONE_MYSQL_CODES or code in _MISSING:
-            return True
+        for code in _error_codes(cause):
+            if isinstance(code, str) and (code.startswith("08") or code in _GONE_SQLSTATES):
+                return True
+            if code in _GONE_MYSQL_CODES or code in _MISSING:
+                return True
         kind = type(cause)
         if kind.__module__.startswith("asyncpg") and any(
             base.__name__ in {"InterfaceError", "InternalClientError"} for base in kind.__mro__
