@@ -25,9 +25,10 @@ from google.genai import types
 from tests.support.databases import MARIADB_AIOMYSQL, mariadb_database, postgres_database
 from tests.support.faults import cancel, connections, cut, open_transactions, run_with_fault
 
-from cairn import Agent, Runner
+from cairn import Agent, Event, Runner
 from cairn.errors import StoreUnavailableError
 from cairn.sessions import DatabaseSessionService
+from cairn.sessions.sql.engines import IDLE_PING_AFTER
 from cairn.sessions.verify import verify_session
 from cairn.testing import ScriptedLlm
 
@@ -126,3 +127,30 @@ async def test_a_fault_at_any_await_point_leaves_no_transaction_open(
                 break
             at += 1
         assert at > 10  # the fault really went through the invocation's await points
+
+
+@pytest.mark.parametrize("database", DATABASES)
+async def test_connections_that_sat_idle_in_the_pool_commit_what_they_append(database: str) -> None:
+    """More concurrent work than the store keeps connections ready for, then a pause: the
+    connections checked out again are pinged first, and the ping must not leave them inside
+    a transaction (every later statement would run in it, seen by no one, never committed)."""
+    async with DATABASES[database]() as url:
+        store, reader = DatabaseSessionService(url), DatabaseSessionService(url)
+        sessions = [
+            await store.create_session(app_name="app", user_id="u", session_id=f"s{i}")
+            for i in range(12)
+        ]
+        for turn in range(3):
+            await asyncio.gather(
+                *(
+                    store.append_event(session, Event(author="bot", state={"turn": turn}))
+                    for session in sessions
+                )
+            )
+            assert await open_transactions(url) == [], f"after turn {turn}"
+            for session in sessions:
+                seen = await reader.get_session(app_name="app", user_id="u", session_id=session.id)
+                assert seen is not None and seen.state == {"turn": turn}, f"turn {turn}"
+            await asyncio.sleep(IDLE_PING_AFTER + 0.5)  # the pooled connections now get pinged
+        await store.close()
+        await reader.close()

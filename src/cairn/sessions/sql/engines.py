@@ -219,8 +219,12 @@ def ping_idle_connections(engine: Engine, idle_after: float = IDLE_PING_AFTER) -
 
     A connection in steady use needs no ping (and a ping is a round trip per
     call); one that sat idle may have been cut by a server restart or a
-    firewall, and is tested first. A dead one is replaced transparently.
+    firewall, and is tested first. A dead one is replaced transparently. The
+    ping is the dialect's own, which leaves no transaction open (a plain
+    ``SELECT 1`` through asyncpg's adapter begins one, and a connection then
+    used directly would run every later statement inside it, never committed).
     """
+    dialect = engine.dialect
 
     @event.listens_for(engine, "checkin")
     def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
@@ -232,9 +236,7 @@ def ping_idle_connections(engine: Engine, idle_after: float = IDLE_PING_AFTER) -
         if checked_in is None or time.monotonic() - checked_in < idle_after:
             return
         try:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("SELECT 1")
-            cursor.close()
+            dialect.do_ping(dbapi_connection)
         except Exception as exc:
             raise DisconnectionError(f"idle pooled connection is dead: {exc}") from exc
 
