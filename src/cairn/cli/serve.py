@@ -119,7 +119,8 @@ def api_server(**options: Any) -> None:
     Exit codes:
       0  stopped
       1  PATH does not exist
-      2  refused: bad options, or the server could not start
+      2  refused: bad options, or the server could not start (e.g. the
+         store's database or user does not exist)
     """
     _serve(web=False, **options)
 
@@ -143,7 +144,8 @@ def web(**options: Any) -> None:
     Exit codes:
       0  stopped
       1  PATH does not exist
-      2  refused: bad options, or the server could not start
+      2  refused: bad options, or the server could not start (e.g. the
+         store's database or user does not exist)
     """
     _serve(web=True, **options)
 
