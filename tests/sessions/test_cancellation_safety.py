@@ -19,6 +19,7 @@ import time
 import traceback
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 import pytest
 from google.genai import types
@@ -154,3 +155,40 @@ async def test_connections_that_sat_idle_in_the_pool_commit_what_they_append(dat
             await asyncio.sleep(IDLE_PING_AFTER + 0.5)  # the pooled connections now get pinged
         await store.close()
         await reader.close()
+
+
+class CheckingStore(DatabaseSessionService):
+    """The real store; after each lease poll it looks at what the database holds for it
+    (the caller is then between two polls, so nothing of the store's may be open)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.url = url
+        self.polls = 0
+        self.open_between_polls: list[str] = []
+
+    async def acquire_session_lease(self, **key: Any) -> str | None:
+        holder = await super().acquire_session_lease(**key)
+        self.polls += 1
+        self.open_between_polls += await open_transactions(self.url)
+        return holder
+
+
+@pytest.mark.parametrize("database", DATABASES)
+async def test_waiting_for_a_busy_session_holds_no_transaction_between_polls(
+    database: str,
+) -> None:
+    async with DATABASES[database]() as url:
+        store = CheckingStore(url)
+        await store.create_session(app_name="app", user_id="u", session_id="busy")
+        key = {"app_name": "app", "user_id": "u", "session_id": "busy"}
+        assert await store.acquire_session_lease(**key, holder="other", ttl=600) is None
+        waiter = asyncio.create_task(invoke(store, "busy", wait=600))
+        deadline = time.monotonic() + 60
+        while store.polls < 8:
+            assert time.monotonic() < deadline and not waiter.done()
+            await asyncio.sleep(0.01)
+        await store.release_session_lease(**key, holder="other")
+        await asyncio.wait_for(waiter, 60)
+        assert store.open_between_polls == []
+        await store.close()
