@@ -7,6 +7,7 @@ worker process (``--workers N``) and every reload builds the same app.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
 import sys
@@ -18,8 +19,12 @@ import click
 
 from cairn.cli._errors import EXIT_ERROR, EXIT_NOT_FOUND
 from cairn.cli._options import LEASE_TTL, LEASE_TTL_HELP, STORE_HELP
+from cairn.errors import CairnError
+from cairn.sessions.database_session_service import DatabaseSessionService
 
 APP_FACTORY = "cairn.server:app_from_env"
+GRACEFUL_SHUTDOWN = 10
+"""Seconds requests in flight get to finish when the server is told to stop."""
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -78,6 +83,12 @@ def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="/run and /run_sse create a session that does not exist yet.",
         ),
         click.option(
+            "--timeout-graceful-shutdown", "graceful_shutdown", type=click.IntRange(min=0),
+            default=GRACEFUL_SHUTDOWN, show_default=True, metavar="SECONDS",
+            help="On SIGTERM or Ctrl-C, let requests in flight finish for this long, then "
+            "cancel them (their invocations end as cancelled ones do: leases released).",
+        ),
+        click.option(
             "--log-level",
             type=click.Choice(["critical", "error", "warning", "info", "debug"]),
             default="info",
@@ -112,7 +123,8 @@ def api_server(**options: Any) -> None:
     Exit codes:
       0  stopped
       1  PATH does not exist
-      2  refused: bad options, or the server could not start
+      2  refused: bad options, or the server could not start (e.g. the
+         store's database or user does not exist)
     """
     _serve(web=False, **options)
 
@@ -136,7 +148,8 @@ def web(**options: Any) -> None:
     Exit codes:
       0  stopped
       1  PATH does not exist
-      2  refused: bad options, or the server could not start
+      2  refused: bad options, or the server could not start (e.g. the
+         store's database or user does not exist)
     """
     _serve(web=True, **options)
 
@@ -157,6 +170,7 @@ def _serve(
     workers: int,
     reload: bool,
     auto_create_session: bool,
+    graceful_shutdown: int,
     log_level: str,
 ) -> None:
     if reload and workers > 1:
@@ -189,6 +203,7 @@ def _serve(
     os.environ.update({k: v for k, v in environment.items() if v is not None})
     for name in [k for k, v in environment.items() if v is None]:
         os.environ.pop(name, None)
+    _check_store(store)
     url = f"http://{_display_host(host)}:{port}"
     if web:
         click.echo(f"cairn web: open {url}/ in your browser (Ctrl-C stops the server)")
@@ -212,12 +227,34 @@ def _serve(
             reload=reload,
             reload_dirs=[str(_watched(path))] if reload else None,
             log_level=log_level,
+            timeout_graceful_shutdown=graceful_shutdown,
         )
     except (OSError, SystemExit) as exc:
         code = exc.code if isinstance(exc, SystemExit) else None
         if isinstance(exc, SystemExit) and code in (0, None):
             return
         click.echo(f"error: the server stopped: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _check_store(store: str | None) -> None:
+    """A database store is reached (its schema brought up to date) before the server starts:
+    a missing database or role, or a server that cannot be reached, ends the command with
+    one line saying what to fix, not a server that answers 503 to everything."""
+    if store is None or "://" not in store or store.startswith(("memory:", "sqlite")):
+        return
+
+    async def reach() -> None:
+        service = DatabaseSessionService(store)
+        try:
+            await service.migrate()
+        finally:
+            await service.close()
+
+    try:
+        asyncio.run(reach())
+    except CairnError as exc:
+        click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
 
 

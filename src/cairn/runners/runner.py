@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import queue
 import threading
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 
 from google.genai import types
@@ -47,6 +47,9 @@ from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.lease import SessionLease, bind_lease, hold_session, lease_holder
 from cairn.sessions.session import Session
 from cairn.tools.base_tool import BaseToolset
+
+CLOSE_WAIT = 10.0
+"""Seconds ``Runner.close`` gives cancelled invocations to end (release their leases)."""
 
 
 class Runner:
@@ -110,10 +113,21 @@ class Runner:
         self.session_busy_timeout = session_busy_timeout
         self.session_lease_ttl = session_lease_ttl
         self._history = HistoryCache()
+        self._running: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle -----------------------------------------------------------------------
     async def close(self) -> None:
-        """Close the plugins and the agents' toolsets (MCP connections and the like)."""
+        """Close the plugins and the agents' toolsets (MCP connections and the like).
+
+        Invocations still running (a server shutting down) are cancelled first and given
+        ``CLOSE_WAIT`` seconds to end as a cancelled invocation does: what was committed
+        stays, the session's lease is released.
+        """
+        running = [task for task in self._running if task is not asyncio.current_task()]
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait(running, timeout=CLOSE_WAIT)
         await self.plugin_manager.close(self.plugin_close_timeout)
         pending = [self.agent]
         while pending:
@@ -210,20 +224,29 @@ class Runner:
                 async for event in events:
                     yield event
 
-    def _hold(
+    @contextlib.asynccontextmanager
+    async def _hold(
         self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
-    ) -> contextlib.AbstractAsyncContextManager[SessionLease]:
-        """The session's lease for one invocation (waiting as ``run_config`` or the Runner says)."""
+    ) -> AsyncIterator[SessionLease]:
+        """The session's lease for one invocation (waiting as ``run_config`` or the Runner
+        says); the invocation's task is known to ``close`` meanwhile."""
         busy_timeout = run_config.session_busy_timeout
-        return hold_session(
-            self.session_service,
-            app_name=self.app_name,
-            user_id=user_id,
-            session_id=session_id,
-            holder=lease_holder(invocation_id),
-            wait=self.session_busy_timeout if busy_timeout is None else busy_timeout,
-            ttl=self.session_lease_ttl,
-        )
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+        try:
+            async with hold_session(
+                self.session_service,
+                app_name=self.app_name,
+                user_id=user_id,
+                session_id=session_id,
+                holder=lease_holder(invocation_id),
+                wait=self.session_busy_timeout if busy_timeout is None else busy_timeout,
+                ttl=self.session_lease_ttl,
+            ) as lease:
+                yield lease
+        finally:
+            self._running.discard(task)
 
     async def _run_invocation(
         self,

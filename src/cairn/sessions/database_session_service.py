@@ -9,7 +9,6 @@ from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from cairn.errors import StoreUnavailableError
@@ -25,17 +24,20 @@ from cairn.sessions.sql.engines import (
     describe,
     install_sqlite_settings,
     is_retryable,
+    is_unavailable,
+    missing_part,
     ping_idle_connections,
+    refuse_connections_in_transaction,
 )
 from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
 from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
 from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
 from cairn.sessions.sql.store import SqlSessionStore
+from cairn.sessions.uninterrupted import uninterrupted
 
 T = TypeVar("T")
 
 _RETRIES = 5
-_DISCONNECT_WORDS = ("connection", "closed", "terminat", "refused", "lost", "gone away", "reset")
 
 
 class _Engines(NamedTuple):
@@ -101,6 +103,10 @@ class DatabaseSessionService(SqlSessionStore):
         engine = self._given_engine or self._create_engine()
         if engine is not self._given_engine and not self._engine_kwargs.get("pool_pre_ping"):
             ping_idle_connections(engine.sync_engine)
+        if engine.dialect.driver == "asyncpg" and (
+            engine is not self._given_engine or not self._engines
+        ):
+            refuse_connections_in_transaction(engine.sync_engine)
         dialect = engine.dialect.name
         if dialect == "sqlite":
             if engine is not self._given_engine or not self._engines:
@@ -135,24 +141,59 @@ class DatabaseSessionService(SqlSessionStore):
         engine = self._engines_here().writer
         if engine.dialect.name == "sqlite":
             engine = engine.execution_options(cairn_begin="BEGIN EXCLUSIVE")
-        try:
+
+        async def upgrade() -> MigrationReport:
             async with engine.begin() as connection:
-                report = await connection.run_sync(upgrade_schema)
-        except (OSError, InterfaceError, OperationalError) as exc:
-            raise self._unavailable(exc) from exc
+                return await connection.run_sync(upgrade_schema)
+
+        try:
+            report = await uninterrupted(upgrade())
+        except Exception as exc:
+            if is_unavailable(exc):
+                raise self._unavailable(exc) from exc
+            raise
         self._migrated = True
         return report
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
-        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        """The error for a store that cannot answer: what failed, and what to check or do."""
+        reason = next(
+            (str(cause) for cause in (getattr(exc, "orig", None), exc) if cause and str(cause)),
+            type(exc).__name__,
+        ).splitlines()[0]
+        missing = missing_part(exc)
+        if missing == "database":
+            name = self._url.database
+            fix = (
+                f"Create the database (e.g. CREATE DATABASE {name}) or name an existing one "
+                "in the store URL."
+            )
+        elif missing == "role":
+            user = self._url.username
+            create = (
+                f"CREATE ROLE {user} LOGIN"
+                if self._url.get_backend_name() == "postgresql"
+                else f"CREATE USER '{user}'@'%' and a GRANT on the database"
+            )
+            fix = f"Create the user (e.g. {create}), or fix the user and password in the store URL."
+        else:
+            fix = (
+                "Check that the server is running and that the URL's host, port, database "
+                "and user are right."
+            )
         return StoreUnavailableError(
-            f"cannot reach the session store, {self._where}: {reason}. Check that the server "
-            "is running and that the URL's host, port, database and user are right."
+            f"cannot use the session store, {self._where}: {reason}. {fix}"
         )
 
     async def _transaction(self, operation: Callable[..., T], *args: Any, write: bool) -> T:
         if not self._migrated:
             await self.migrate()
+        return await uninterrupted(self._run_transaction(operation, args, write))
+
+    async def _run_transaction(
+        self, operation: Callable[..., T], args: tuple[Any, ...], write: bool
+    ) -> T:
+        """``operation`` in one transaction (retried on deadlock); run it ``uninterrupted``."""
         engines = self._engines_here()
         engine = engines.writer if write else engines.reader
         for attempt in range(_RETRIES):
@@ -160,20 +201,15 @@ class DatabaseSessionService(SqlSessionStore):
                 async with engine.connect() as connection:
                     # Begin, work and commit in one trip into synchronous code.
                     return await connection.run_sync(_in_transaction, operation, args)
-            except DBAPIError as exc:
+            except Exception as exc:
                 if is_retryable(exc) and attempt + 1 < _RETRIES:
                     await asyncio.sleep(0.01 * 2**attempt)
                     continue
-                if exc.connection_invalidated or (
-                    isinstance(exc, InterfaceError | OperationalError)
-                    and any(word in str(exc.orig).lower() for word in _DISCONNECT_WORDS)
-                ):
+                if is_unavailable(exc):
                     if not write and attempt == 0:
                         continue  # a read may simply run again on a fresh connection
                     raise self._unavailable(exc) from exc
                 raise
-            except OSError as exc:
-                raise self._unavailable(exc) from exc
         raise AssertionError("unreachable")
 
     async def close(self) -> None:
@@ -194,6 +230,15 @@ class DatabaseSessionService(SqlSessionStore):
         """Run one of ``postgres_direct``'s statements, with the retries of ``_transaction``."""
         if not self._migrated:
             await self.migrate()
+        return await uninterrupted(self._run_direct(operation, args, write, durable))
+
+    async def _run_direct(
+        self,
+        operation: Callable[..., Awaitable[T]],
+        args: tuple[Any, ...],
+        write: bool,
+        durable: bool,
+    ) -> T:
         direct = self._engines_here().direct
         assert direct is not None
         for attempt in range(_RETRIES):
@@ -203,11 +248,13 @@ class DatabaseSessionService(SqlSessionStore):
             except BrokenConnection as exc:
                 if not write and attempt == 0:
                     continue  # a read may simply run again on a fresh connection
-                raise self._unavailable(exc) from exc
+                raise self._unavailable(exc.__cause__ or exc) from exc
             except Exception as exc:
                 if is_retryable_statement(exc) and attempt + 1 < _RETRIES:
                     await asyncio.sleep(0.01 * 2**attempt)
                     continue
+                if is_unavailable(exc):  # connecting failed
+                    raise self._unavailable(exc) from exc
                 raise
         raise AssertionError("unreachable")
 

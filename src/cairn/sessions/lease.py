@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cairn.errors import SessionBusyError
+from cairn.sessions.uninterrupted import uninterrupted
 
 if TYPE_CHECKING:
     from cairn.sessions.base_session_service import BaseSessionService
@@ -132,12 +133,20 @@ async def hold_session(
     started = time.monotonic()
     poll = _FIRST_POLL
     replacing = None
-    while isinstance(
-        got := await service.acquire_session_lease(
-            **key, holder=holder, ttl=ttl, replacing=replacing
-        ),
-        str,
-    ):
+
+    async def acquire() -> SessionLease | str:
+        try:
+            return await service.acquire_session_lease(
+                **key, holder=holder, ttl=ttl, replacing=replacing
+            )
+        except BaseException:
+            # Cancelled or failed after the statement may have run: the lease may be ours.
+            with contextlib.suppress(Exception):
+                await uninterrupted(service.release_session_lease(**key, holder=holder))
+            raise
+
+    # Between polls nothing is held: each poll is one short statement of its own.
+    while isinstance(got := await acquire(), str):
         if got != replacing and holder_is_gone(got):
             logger.warning("session %r: its holder %s has exited; taking it over", session_id, got)
             replacing = got
@@ -169,11 +178,16 @@ async def hold_session(
                 )
                 return
 
-    renewal = asyncio.create_task(renew())
-    try:
-        yield lease
-    finally:
+    async def release() -> None:
         renewal.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await renewal
         await service.release_session_lease(**key, holder=holder, generation=lease.generation)
+
+    renewal = asyncio.create_task(renew())
+    try:
+        yield lease
+    finally:
+        # Whole even if the invocation is being cancelled: a renewal still running when the
+        # release is sent would take the lease again, and the session would stay busy.
+        await uninterrupted(release())

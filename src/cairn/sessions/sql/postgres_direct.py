@@ -15,7 +15,6 @@ frees a session early. Appends run on connections that wait for the disk.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import time
@@ -29,7 +28,7 @@ from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
-from cairn.sessions.sql.engines import IDLE_PING_AFTER
+from cairn.sessions.sql.engines import IDLE_PING_AFTER, is_unavailable
 from cairn.sessions.sql.operations import SessionKey, lease_lost, refusal
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE
 
@@ -38,18 +37,19 @@ KEEP_IDLE = 4
 
 
 class BrokenConnection(Exception):
-    """The connection failed (or the call was interrupted) mid-statement; it was discarded."""
+    """The connection failed mid-statement (or could not be made); it was discarded."""
 
 
 class DirectConnections:
     """asyncpg connections held out of an engine's pool for the hot path.
 
-    A connection comes back to the idle list after a statement succeeds or the
-    server refuses it (the connection is fine either way); after anything else
-    (a network error, a cancelled call) it is invalidated, and the caller gets
-    ``BrokenConnection`` with the cause chained. One that sat idle for
-    ``IDLE_PING_AFTER`` seconds (or any, with ``ping_every_use``) is pinged
-    first and replaced if dead.
+    A connection comes back to the idle list only when it is open and outside any
+    transaction, after a statement succeeded or the server refused it; after anything
+    else (a network error, a terminated backend, the driver losing track of it) it is
+    discarded, and the caller gets ``BrokenConnection`` with the cause chained. One that
+    sat idle for ``IDLE_PING_AFTER`` seconds (or any, with ``ping_every_use``) is pinged
+    first and replaced if dead. Callers run each use ``uninterrupted``: a cancellation
+    landing mid-statement would leave the connection busy with a statement nobody waits for.
     """
 
     def __init__(self, engine: AsyncEngine, *, ping_every_use: bool = False) -> None:
@@ -65,24 +65,24 @@ class DirectConnections:
         held, driver = await self._checkout(durable)
         try:
             yield driver
-        except asyncpg.PostgresError as exc:
-            if isinstance(exc, asyncpg.PostgresConnectionError) or driver.is_closed():
-                await _discard(held)
-                raise BrokenConnection(str(exc)) from exc
-            self._checkin(durable, held, driver)
-            raise
         except BaseException as exc:
+            if isinstance(exc, asyncpg.PostgresError) and not is_unavailable(exc):
+                await self._checkin(durable, held, driver)  # the server refused the statement
+                raise
             await _discard(held)
-            if isinstance(exc, OSError | asyncpg.InterfaceError):
-                raise BrokenConnection(str(exc)) from exc
+            if isinstance(exc, Exception) and is_unavailable(exc):
+                raise BrokenConnection(str(exc) or type(exc).__name__) from exc
             raise
         else:
-            self._checkin(durable, held, driver)
+            await self._checkin(durable, held, driver)
 
     async def _checkout(self, durable: bool) -> tuple[AsyncConnection, Any]:
         idle = self._idle[durable]
         while idle:
             held, driver, since = idle.pop()
+            if not _reusable(driver):
+                await _discard(held)
+                continue
             if time.monotonic() - since < self._ping_after:
                 return held, driver
             try:
@@ -92,21 +92,31 @@ class DirectConnections:
                 await _discard(held)
         try:
             held = await self._engine.connect()
+        except Exception as exc:
+            if is_unavailable(exc):
+                raise BrokenConnection(str(exc)) from exc
+            raise
+        try:
             raw = await held.get_raw_connection()
             driver = raw.driver_connection
             assert driver is not None
             if not durable:
                 await driver.execute("SET synchronous_commit TO OFF")
-        except OSError as exc:
-            raise BrokenConnection(str(exc)) from exc
+        except BaseException as exc:
+            await _discard(held)
+            if isinstance(exc, Exception) and is_unavailable(exc):
+                raise BrokenConnection(str(exc)) from exc
+            raise
         return held, driver
 
-    def _checkin(self, durable: bool, held: AsyncConnection, driver: Any) -> None:
+    async def _checkin(self, durable: bool, held: AsyncConnection, driver: Any) -> None:
         idle = self._idle[durable]
-        if len(idle) < KEEP_IDLE and not driver.is_closed():
+        if not _reusable(driver):
+            await _discard(held)
+        elif len(idle) < KEEP_IDLE:
             idle.append((held, driver, time.monotonic()))
         else:
-            asyncio.get_running_loop().create_task(held.close())
+            await held.close()
 
     async def close(self) -> None:
         """Return every held connection to the engine's pool."""
@@ -114,6 +124,11 @@ class DirectConnections:
             while idle:
                 held, _driver, _since = idle.pop()
                 await held.close()
+
+
+def _reusable(driver: Any) -> bool:
+    """Open, and not inside a transaction (whose locks and snapshot the next user would get)."""
+    return not driver.is_closed() and not driver.is_in_transaction()
 
 
 async def _discard(held: AsyncConnection) -> None:
