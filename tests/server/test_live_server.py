@@ -5,17 +5,22 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
-from tests.server.harness import run_body, uvicorn_server
+from tests.server.harness import run_body, sse_payloads, uvicorn_server
 
 KEY = {"X-API-Key": "live-key"}
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    home = tmp_path_factory.mktemp("live")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("live")
+
+
+@pytest.fixture(scope="module")
+def live(home: Path) -> Iterator[str]:
     env = {
         "CAIRN_STORE": str(home / "sessions.db"),
         "CAIRN_API_KEY": "live-key",
@@ -50,13 +55,18 @@ def test_sse_streams_events_as_they_come(live: str) -> None:
         assert stored[-1] == events[-1]
 
 
-def test_sse_error_event_over_http(live: str) -> None:
+def test_sse_error_event_over_http(live: str, home: Path) -> None:
     with httpx.Client(base_url=live, headers=KEY) as client:
         client.post("/apps/echo/users/ada/sessions", json={"sessionId": "boom"})
         response = client.post("/run_sse", json=run_body("echo", "boom", "fail"))
-        assert response.text.strip() == (
-            'data: {"error": "RuntimeError: the echo agent was told to fail"}'
-        )
+    (payload,) = sse_payloads(response.text)
+    error = json.loads(payload)
+    assert set(error) == {"error", "errorId"} and "told to fail" not in response.text
+    # The server's log (stderr) has the detail, with its traceback, under that id.
+    log = (home / "server.log").read_text()
+    logged = log[log.index(f"error {error['errorId']}: ") :]
+    assert logged.startswith(f"error {error['errorId']}: RuntimeError: the echo agent was told")
+    assert "Traceback (most recent call last)" in logged
 
 
 def test_body_limit_over_http_declared_and_chunked(live: str) -> None:

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from google.genai import types
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -30,7 +31,18 @@ def _contained(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         raise ValueError(f"not a valid value ({type(exc).__name__}: {exc})") from exc
 
 
-ContentJSON = Annotated[types.Content, WrapValidator(_contained)]
+def _the_users(message: types.Content) -> types.Content:
+    """A new message is the user's (ADK sets its role to ``user``): a client may not send
+    another role and so forge the model's turns."""
+    if message.role not in (None, "user"):
+        raise ValueError(
+            f"newMessage.role must be 'user' (or left out): a new message is the user's; "
+            f"got {message.role!r}"
+        )
+    return message
+
+
+NewMessageJSON = Annotated[types.Content, WrapValidator(_contained), AfterValidator(_the_users)]
 EventJSON = Annotated[Event, WrapValidator(_contained)]
 
 
@@ -57,7 +69,7 @@ class RunAgentRequest(Body):
     app_name: str
     user_id: str
     session_id: str
-    new_message: ContentJSON | None = None
+    new_message: NewMessageJSON | None = None
     streaming: bool = False
     state_delta: dict[str, Any] | None = None
     invocation_id: str | None = None

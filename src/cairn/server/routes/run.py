@@ -43,8 +43,8 @@ async def run_events(
 
 @router.post("/run", summary="Run an invocation; returns its events (each already committed)")
 async def run(body: RunAgentRequest, ctx: Server) -> Response:
-    events = await run_events(ctx, body, streaming=False)
-    return events_response([event async for event in events])
+    invocation = ctx.invoke(await run_events(ctx, body, streaming=False))
+    return events_response(await invocation.collect())
 
 
 @router.post(
@@ -54,4 +54,4 @@ async def run(body: RunAgentRequest, ctx: Server) -> Response:
     responses={200: {"content": {"text/event-stream": {}}}},
 )
 async def run_sse(body: RunAgentRequest, ctx: Server) -> Response:
-    return await event_stream(await run_events(ctx, body, streaming=body.streaming))
+    return await event_stream(ctx.invoke(await run_events(ctx, body, streaming=body.streaming)))
