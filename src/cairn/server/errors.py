@@ -12,7 +12,10 @@ import logging
 import uuid
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+from starlette.routing import Match, Mount
 from starlette.types import Scope
 
 from cairn.artifacts.errors import InvalidArtifactNameError, UnsupportedArtifactError
@@ -148,5 +151,28 @@ def install_error_handlers(app: FastAPI) -> None:
     async def handle(request: Request, exc: Exception) -> Response:
         return error_response(exc, request.scope)
 
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 405:
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed_methods(request))}
+        return await http_exception_handler(request, exc)
+
     app.add_exception_handler(CairnError, handle)
+    app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(Exception, handle)
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers at this path (Starlette's 405 names only the first
+    matching route's, and one path often has several: GET, PATCH and DELETE of a session)."""
+    routes = [route for route in request.app.router.routes if not isinstance(route, Mount)]
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
