@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.server.harness import run_body, sse_payloads, uvicorn_server
+from tests.support.waiting import BOUND_SECONDS
 
 KEY = {"X-API-Key": "live-key"}
 
@@ -33,17 +34,22 @@ def live(home: Path) -> Iterator[str]:
 
 
 def test_auth_over_http(live: str) -> None:
-    assert httpx.get(live + "/list-apps").status_code == 401
-    assert httpx.get(live + "/list-apps", headers={"X-API-Key": "wrong"}).status_code == 401
-    response = httpx.get(live + "/list-apps", headers=KEY)
+    assert httpx.get(live + "/list-apps", timeout=BOUND_SECONDS).status_code == 401
+    assert (
+        httpx.get(
+            live + "/list-apps", headers={"X-API-Key": "wrong"}, timeout=BOUND_SECONDS
+        ).status_code
+        == 401
+    )
+    response = httpx.get(live + "/list-apps", headers=KEY, timeout=BOUND_SECONDS)
     assert response.json() == ["clerk", "echo", "memo", "review", "streamer"]
     worker = response.headers["x-cairn-worker"]
     assert worker.isdigit() and int(worker) != os.getpid()
-    assert httpx.get(live + "/openapi.json").status_code == 200
+    assert httpx.get(live + "/openapi.json", timeout=BOUND_SECONDS).status_code == 200
 
 
 def test_sse_streams_events_as_they_come(live: str) -> None:
-    with httpx.Client(base_url=live, headers=KEY) as client:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         client.post("/apps/streamer/users/ada/sessions", json={"sessionId": "s"})
         body = run_body("streamer", "s", "hi", streaming=True)
         with client.stream("POST", "/run_sse", json=body) as response:
@@ -56,7 +62,7 @@ def test_sse_streams_events_as_they_come(live: str) -> None:
 
 
 def test_sse_error_event_over_http(live: str, home: Path) -> None:
-    with httpx.Client(base_url=live, headers=KEY) as client:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         client.post("/apps/echo/users/ada/sessions", json={"sessionId": "boom"})
         response = client.post("/run_sse", json=run_body("echo", "boom", "fail"))
     (payload,) = sse_payloads(response.text)
@@ -76,7 +82,7 @@ def test_body_limit_over_http_declared_and_chunked(live: str) -> None:
             yield b"x" * 100
         yield b'"}}'
 
-    with httpx.Client(base_url=live, headers=KEY) as client:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         declared = client.post("/run", json=run_body("echo", "s", "x" * 5000))
         assert declared.status_code == 413
         streamed = client.post(
@@ -89,7 +95,7 @@ def test_body_limit_over_http_declared_and_chunked(live: str) -> None:
 
 
 def test_a_conversation_is_stored_in_the_sqlite_file(live: str) -> None:
-    with httpx.Client(base_url=live, headers=KEY) as client:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         client.post("/apps/echo/users/ada/sessions", json={"sessionId": "kept"})
         client.post("/run", json=run_body("echo", "kept", "hi"))
         assert client.get("/cairn/apps/echo/users/ada/sessions/kept").json()["eventCount"] == 2
