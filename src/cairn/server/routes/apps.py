@@ -9,14 +9,14 @@ from fastapi import APIRouter
 from cairn.errors import InvocationNotFoundError
 from cairn.server.context import Server
 from cairn.server.graph import app_info
-from cairn.server.models import SERVER_ERRORS, AppInfo, NodeStatus, camel, errors, ok
+from cairn.server.models import SERVER_ERRORS, AppInfo, NodeStatus, camel, ok
 from cairn.server.nodes import node_statuses
 from cairn.server.routes.history import all_events
 
 router = APIRouter(tags=["apps"], responses=SERVER_ERRORS)
 
 
-@router.get("/list-apps", summary="The names of the apps served, sorted", responses=errors())
+@router.get("/list-apps", summary="The names of the apps served, sorted")
 async def list_apps(ctx: Server) -> list[str]:
     return await ctx.apps.names()
 
