@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from tests.support.waiting import BOUND_SECONDS
 
 from cairn.cli import main
 from cairn.models import LLMRegistry, LlmRequest
@@ -51,7 +52,7 @@ def test_the_generated_test_passes_without_an_api_key(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BOUND_SECONDS,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 passed" in result.stdout
@@ -145,5 +146,7 @@ def test_the_scaffold_is_lint_and_type_clean(tmp_path: Path) -> None:
         [tools / "ruff", "format", "--isolated", "--check", "weather_bot"],
         [tools / "mypy", "--strict", "--no-incremental", "weather_bot"],
     ):
-        result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        result = subprocess.run(
+            argv, cwd=tmp_path, capture_output=True, text=True, timeout=BOUND_SECONDS
+        )
         assert result.returncode == 0, f"{argv[1:]}: {result.stdout}{result.stderr}"

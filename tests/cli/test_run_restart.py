@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tests.cli.agents.scripted import RUNS_ENV, runs
 from tests.cli.harness import AGENTS
+from tests.support.waiting import BOUND_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +23,7 @@ def cairn(tmp_path: Path, *args: str, input: str) -> subprocess.CompletedProcess
         input=input,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BOUND_SECONDS,
         cwd=tmp_path,  # the default store, .cairn/sessions.db, is relative to it
         env={**os.environ, RUNS_ENV: str(tmp_path / "runs.txt"), "NO_COLOR": "1"},
     )
@@ -64,7 +65,7 @@ def test_the_default_store_and_the_console_script(tmp_path: Path) -> None:
         input="the report\n",
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BOUND_SECONDS,
         cwd=tmp_path,
         env=env,
     )
@@ -77,7 +78,7 @@ def test_the_default_store_and_the_console_script(tmp_path: Path) -> None:
         input='{"verdict": "send"}\n',
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BOUND_SECONDS,
         cwd=tmp_path,
         env=env,
     )

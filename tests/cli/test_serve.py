@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -17,11 +16,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.support.waiting import BOUND_SECONDS, wait_until
 
 from cairn.cli import main
 from cairn.cli.serve import _environment
-
-STARTUP_SECONDS = 30
 
 
 def _free_port() -> int:
@@ -34,7 +32,7 @@ def _free_port() -> int:
 def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, dict[str, str]]:
     request = urllib.request.Request(url, headers=headers or {})
     try:
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=BOUND_SECONDS) as response:
             return response.status, response.read(), dict(response.headers)
     except urllib.error.HTTPError as error:
         return error.code, error.read(), dict(error.headers)
@@ -55,21 +53,22 @@ def serving(tmp_path: Path, command: str, *options: str) -> Iterator[tuple[str, 
     with log.open("wb") as out:
         process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        assert process.poll() is None, log.read_text()
+        try:
+            _get(base + "/openapi.json")
+            return True
+        except (urllib.error.URLError, ConnectionError):
+            return False
+
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                _get(base + "/openapi.json")
-                break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                assert time.monotonic() < deadline, "no answer:\n" + log.read_text()
-                time.sleep(0.1)
+        wait_until(answers, f"cairn {command} answering GET {base}/openapi.json")
         yield base, log
     finally:
         process.send_signal(signal.SIGINT)
         try:
-            process.wait(timeout=15)
+            process.wait(timeout=BOUND_SECONDS)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -164,12 +163,15 @@ def test_a_missing_path_exits_1(tmp_path: Path) -> None:
 
 
 def test_workers_share_one_store(tmp_path: Path) -> None:
-    with serving(tmp_path, "api-server", "--workers", "2") as (base, _):
-        workers = set()
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while len(workers) < 2 and time.monotonic() < deadline:
+    with serving(tmp_path, "api-server", "--workers", "2") as (base, log):
+        workers: set[str] = set()
+
+        def both_answered() -> bool:
             status, _, headers = _get(base + "/list-apps")
-            if status == 200:
-                workers.add({k.lower(): v for k, v in headers.items()}["x-cairn-worker"])
-            time.sleep(0.02)
-        assert len(workers) == 2
+            assert status == 200, log.read_text()
+            workers.add({k.lower(): v for k, v in headers.items()}["x-cairn-worker"])
+            return len(workers) == 2
+
+        # Each request is a new connection, which either worker may accept once it is up;
+        # a loaded machine only makes the second worker take longer to start.
+        wait_until(both_answered, "both workers answering GET /list-apps (each its pid)")

@@ -7,17 +7,19 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
+from tests.support.waiting import BOUND_SECONDS, wait_until
 
 from cairn.server import ServerSettings, create_app
 
 AGENTS = Path(__file__).resolve().parent / "agents"
+FAULT_AGENTS = Path(__file__).resolve().parent / "fault_agents"
+"""Apps that fail the server's way (``leaky``) or block until a test releases them (``gate``)."""
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -81,24 +83,22 @@ def uvicorn_server(
         command, env=full_env, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT
     )
     url = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"uvicorn exited with {process.returncode}")
+        try:
+            return httpx.get(url + "/openapi.json", timeout=BOUND_SECONDS).status_code == 200
+        except httpx.HTTPError:
+            return False
+
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"uvicorn exited with {process.returncode}")
-            try:
-                if httpx.get(url + "/openapi.json", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start within 30 s")
-            time.sleep(0.1)
+        wait_until(answers, f"uvicorn on {url} answering GET /openapi.json")
         yield url
     finally:
         process.terminate()
         try:
-            process.wait(timeout=15)
+            process.wait(timeout=BOUND_SECONDS)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -5,17 +5,23 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
-from tests.server.harness import run_body, uvicorn_server
+from tests.server.harness import run_body, sse_payloads, uvicorn_server
+from tests.support.waiting import BOUND_SECONDS
 
 KEY = {"X-API-Key": "live-key"}
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    home = tmp_path_factory.mktemp("live")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("live")
+
+
+@pytest.fixture(scope="module")
+def live(home: Path) -> Iterator[str]:
     env = {
         "CAIRN_STORE": str(home / "sessions.db"),
         "CAIRN_API_KEY": "live-key",
@@ -28,17 +34,22 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_auth_over_http(live: str) -> None:
-    assert httpx.get(live + "/list-apps").status_code == 401
-    assert httpx.get(live + "/list-apps", headers={"X-API-Key": "wrong"}).status_code == 401
-    response = httpx.get(live + "/list-apps", headers=KEY)
+    assert httpx.get(live + "/list-apps", timeout=BOUND_SECONDS).status_code == 401
+    assert (
+        httpx.get(
+            live + "/list-apps", headers={"X-API-Key": "wrong"}, timeout=BOUND_SECONDS
+        ).status_code
+        == 401
+    )
+    response = httpx.get(live + "/list-apps", headers=KEY, timeout=BOUND_SECONDS)
     assert response.json() == ["clerk", "echo", "memo", "review", "streamer"]
     worker = response.headers["x-cairn-worker"]
     assert worker.isdigit() and int(worker) != os.getpid()
-    assert httpx.get(live + "/openapi.json").status_code == 200
+    assert httpx.get(live + "/openapi.json", timeout=BOUND_SECONDS).status_code == 200
 
 
 def test_sse_streams_events_as_they_come(live: str) -> None:
-    with httpx.Client(base_url=live, headers=KEY) as client:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         client.post("/apps/streamer/users/ada/sessions", json={"sessionId": "s"})
         body = run_body("streamer", "s", "hi", streaming=True)
         with client.stream("POST", "/run_sse", json=body) as response:
@@ -50,13 +61,18 @@ def test_sse_streams_events_as_they_come(live: str) -> None:
         assert stored[-1] == events[-1]
 
 
-def test_sse_error_event_over_http(live: str) -> None:
-    with httpx.Client(base_url=live, headers=KEY) as client:
+def test_sse_error_event_over_http(live: str, home: Path) -> None:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         client.post("/apps/echo/users/ada/sessions", json={"sessionId": "boom"})
         response = client.post("/run_sse", json=run_body("echo", "boom", "fail"))
-        assert response.text.strip() == (
-            'data: {"error": "RuntimeError: the echo agent was told to fail"}'
-        )
+    (payload,) = sse_payloads(response.text)
+    error = json.loads(payload)
+    assert set(error) == {"error", "errorId"} and "told to fail" not in response.text
+    # The server's log (stderr) has the detail, with its traceback, under that id.
+    log = (home / "server.log").read_text()
+    logged = log[log.index(f"error {error['errorId']}: ") :]
+    assert logged.startswith(f"error {error['errorId']}: RuntimeError: the echo agent was told")
+    assert "Traceback (most recent call last)" in logged
 
 
 def test_body_limit_over_http_declared_and_chunked(live: str) -> None:
@@ -66,7 +82,7 @@ def test_body_limit_over_http_declared_and_chunked(live: str) -> None:
             yield b"x" * 100
         yield b'"}}'
 
-    with httpx.Client(base_url=live, headers=KEY) as client:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         declared = client.post("/run", json=run_body("echo", "s", "x" * 5000))
         assert declared.status_code == 413
         streamed = client.post(
@@ -79,7 +95,7 @@ def test_body_limit_over_http_declared_and_chunked(live: str) -> None:
 
 
 def test_a_conversation_is_stored_in_the_sqlite_file(live: str) -> None:
-    with httpx.Client(base_url=live, headers=KEY) as client:
+    with httpx.Client(base_url=live, headers=KEY, timeout=BOUND_SECONDS) as client:
         client.post("/apps/echo/users/ada/sessions", json={"sessionId": "kept"})
         client.post("/run", json=run_body("echo", "kept", "hi"))
         assert client.get("/cairn/apps/echo/users/ada/sessions/kept").json()["eventCount"] == 2

@@ -15,32 +15,47 @@ from collections import Counter
 import httpx
 from tests.server.harness import run_body, sse_payloads, uvicorn_server
 from tests.support.databases import postgres_database
+from tests.support.waiting import BOUND_SECONDS, until
 
 from cairn.sessions import DatabaseSessionService
 from cairn.sessions.verify import verify_session
 
 
 async def pinned(url: str, avoid: set[str]) -> tuple[httpx.AsyncClient, str]:
-    """A one-connection client served by a worker not in ``avoid``, and that worker's pid."""
-    for _ in range(200):
-        client = httpx.AsyncClient(base_url=url, limits=httpx.Limits(max_connections=1), timeout=30)
+    """A one-connection client served by a worker not in ``avoid``, and that worker's pid
+    (a worker still starting takes no connections: keep opening them until it does)."""
+    found: list[tuple[httpx.AsyncClient, str]] = []
+
+    async def served_elsewhere() -> bool:
+        limits = httpx.Limits(max_connections=1)
+        client = httpx.AsyncClient(base_url=url, limits=limits, timeout=BOUND_SECONDS)
         worker = (await client.get("/list-apps")).headers["x-cairn-worker"]
         if worker not in avoid:
-            return client, worker
+            found.append((client, worker))
+            return True
         await client.aclose()
-    raise AssertionError(f"every connection went to workers {avoid}")
+        return False
+
+    await until(served_elsewhere, f"a connection served by a worker other than {avoid}")
+    return found[0]
 
 
 async def send(client: httpx.AsyncClient, session: str, message: str) -> list[dict[str, object]]:
     """Run ``message``, retrying while the other worker's invocation holds the session."""
-    for _ in range(400):
+    answered: list[httpx.Response] = []
+
+    async def not_busy() -> bool:
         response = await client.post("/run", json=run_body("echo", session, message))
-        if response.status_code != 409:
-            assert response.status_code == 200, response.text
-            events: list[dict[str, object]] = response.json()
-            return events
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{message!r} found the session busy for too long")
+        if response.status_code == 409:
+            return False
+        answered.append(response)
+        return True
+
+    await until(not_busy, f"{message!r} finding session {session!r} free")
+    (response,) = answered
+    assert response.status_code == 200, response.text
+    events: list[dict[str, object]] = response.json()
+    return events
 
 
 async def test_two_workers_share_sessions_and_interrupts_on_postgres() -> None:

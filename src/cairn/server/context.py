@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from collections.abc import AsyncGenerator
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from cairn.errors import SessionNotFoundError
+from cairn.events.event import Event
 from cairn.runners.runner import Runner
+from cairn.server.invocations import Invocation
 from cairn.server.registry import AppRegistry
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
@@ -24,6 +28,8 @@ class ServerContext:
     settings: ServerSettings
     services: Services
     apps: AppRegistry
+    invocations: set[asyncio.Task[None]] = dataclasses.field(default_factory=set)
+    """The invocations running now, listened to or not (their client may have left)."""
 
     @property
     def sessions(self) -> BaseSessionService:
@@ -48,7 +54,19 @@ class ServerContext:
             )
         return session
 
+    def invoke(self, events: AsyncGenerator[Event, None]) -> Invocation:
+        """Run ``events`` (a Runner's ``run_async``) in a task the server tracks until it ends."""
+        return Invocation(events, self.invocations)
+
+    async def end_invocations(self) -> None:
+        """At shutdown: stop the invocations still running (what they committed stays)."""
+        running = list(self.invocations)
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
     async def close(self) -> None:
+        await self.end_invocations()
         await self.apps.close()
         await self.services.close()
 

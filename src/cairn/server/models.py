@@ -1,4 +1,5 @@
-"""Request bodies (camelCase JSON, snake_case accepted) and the JSON of what routes return."""
+"""Request bodies (camelCase JSON, snake_case accepted), the JSON of what routes return,
+and the ``responses=`` that declare it in the OpenAPI document (errors included)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from google.genai import types
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -30,7 +32,18 @@ def _contained(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         raise ValueError(f"not a valid value ({type(exc).__name__}: {exc})") from exc
 
 
-ContentJSON = Annotated[types.Content, WrapValidator(_contained)]
+def _the_users(message: types.Content) -> types.Content:
+    """A new message is the user's (ADK sets its role to ``user``): a client may not send
+    another role and so forge the model's turns."""
+    if message.role not in (None, "user"):
+        raise ValueError(
+            f"newMessage.role must be 'user' (or left out): a new message is the user's; "
+            f"got {message.role!r}"
+        )
+    return message
+
+
+NewMessageJSON = Annotated[types.Content, WrapValidator(_contained), AfterValidator(_the_users)]
 EventJSON = Annotated[Event, WrapValidator(_contained)]
 
 
@@ -57,7 +70,7 @@ class RunAgentRequest(Body):
     app_name: str
     user_id: str
     session_id: str
-    new_message: ContentJSON | None = None
+    new_message: NewMessageJSON | None = None
     streaming: bool = False
     state_delta: dict[str, Any] | None = None
     invocation_id: str | None = None
@@ -109,6 +122,129 @@ class AppInfo(Body):
     name: str
     kind: Literal["agent", "workflow"]
     graph: WorkflowGraph | None = None
+
+
+class Reply(BaseModel):
+    """The JSON a route answers: camelCase fields (routes build it; the models declare it)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+class ErrorDetail(Reply):
+    """A request's error (4xx): cairn's message, naming what was wrong and what to do."""
+
+    detail: str
+
+
+class ServerError(Reply):
+    """A server failure (5xx): a generic detail naming ``errorId``, under which the server's
+    log has what happened (the exception's text never reaches the client)."""
+
+    detail: str
+    error_id: str
+
+
+class ValidationIssue(BaseModel):
+    """One of FastAPI's validation errors: ``loc`` names the field (``["body", "appName"]``)."""
+
+    loc: list[str | int]
+    msg: str
+    type: str
+    input: Any = None
+    ctx: dict[str, Any] | None = None
+
+
+class InvalidInput(Reply):
+    """A 422: FastAPI's validation errors, or cairn's message (an answer that does not fit
+    its interrupt, a state value that is not JSON, a bad cursor, ...)."""
+
+    detail: list[ValidationIssue] | str
+
+
+class SessionsPage(Reply):
+    """A page of sessions (no events), newest first; ``nextCursor`` fetches the next one."""
+
+    sessions: list[Session]
+    next_cursor: str | None = None
+    total: int
+
+
+class SessionSummary(Reply):
+    session: Session
+    initial_state: dict[str, Any]
+    event_count: int
+    rewound_event_ids: list[str]
+
+
+class EventsPage(Reply):
+    events: list[Event]
+    next_cursor: str | None = None
+
+
+class StateDifferenceJSON(Reply):
+    """A key whose stored value differs from the fold of the log (``cairn verify``)."""
+
+    scope: Literal["app", "user", "session"]
+    key: str
+    kind: Literal["missing", "unexpected", "different"]
+    stored: Any = None
+    expected: Any = None
+    description: str
+
+
+class VerifyReport(Reply):
+    ok: bool
+    differences: list[StateDifferenceJSON]
+
+
+Responses = dict[int | str, dict[str, Any]]
+
+_ERRORS: Responses = {
+    400: {"model": ErrorDetail, "description": "The body cannot be read (not UTF-8 JSON)"},
+    404: {"model": ErrorDetail, "description": "What the path names does not exist"},
+    409: {
+        "model": ErrorDetail,
+        "description": "The id is taken, the session is busy (retry), or nothing is pending",
+    },
+    413: {"model": ErrorDetail, "description": "The body is larger than the server's limit"},
+    422: {"model": InvalidInput, "description": "Invalid input"},
+    500: {"model": ServerError, "description": "The server failed; its log has the error id"},
+    503: {"model": ServerError, "description": "The store cannot be reached; retry later"},
+}
+
+
+def errors(*statuses: int) -> Responses:
+    """``responses=`` declaring these error statuses, each with its typed body."""
+    return {status: _ERRORS[status] for status in statuses}
+
+
+SERVER_ERRORS = errors(500, 503)
+"""What any route may answer (a router's ``responses=``)."""
+
+
+def ok(model: Any, *statuses: int) -> Responses:
+    """``responses=`` of a route whose 200 is ``model``'s JSON, and these error statuses.
+    The route builds that JSON itself (``response_model=None``), so it is not re-validated."""
+    return {200: {"model": model, "description": "Success"}, **errors(*statuses)}
+
+
+def streams(*statuses: int) -> Responses:
+    """``responses=`` of a route that answers server-sent events, and these error statuses."""
+    event = {
+        "type": "object",
+        "properties": {
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "description": "An Event's JSON, as committed; a failure ends the stream with "
+                '`{"error": "...", "errorId"?: "..."}`',
+            },
+            "event": {"type": "string"},
+        },
+        "required": ["data"],
+    }
+    sse = {"schema": event}
+    return {200: {"content": {"text/event-stream": sse}}, **errors(*statuses)}
 
 
 def camel(model: BaseModel) -> Any:

@@ -10,17 +10,20 @@ import time
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from cairn.server.errors import ERROR_ID_KEY, describe, failure_of
+
 logger = logging.getLogger("cairn.server.requests")
 WORKER_HEADER = "X-Cairn-Worker"
 
 
 class RequestLogMiddleware:
     """Adds ``X-Cairn-Worker: <pid>`` and logs ``{method, path, status, duration_ms, worker}``
-    at INFO (a crash: ERROR, with its traceback) on ``cairn.server.requests`` once the
-    response is complete (streams included).
+    at INFO on ``cairn.server.requests`` once the response is complete (streams included);
+    a request whose server failure was reported also carries its ``error_id``, and one that
+    crashed is logged at ERROR.
 
-    It wraps even Starlette's error middleware, so a request that crashed is logged (with
-    its traceback) and answered with a JSON 500 like any other.
+    It wraps even Starlette's error middleware, so a request that crashed is answered with
+    a JSON 500 like any other (an error id, the detail only in the log).
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -48,12 +51,13 @@ class RequestLogMiddleware:
             await self.app(scope, receive, send_with_header)
         except Exception as exc:
             error = exc
+            failure = failure_of(exc, scope)
             if not response_started:
-                body = json.dumps({"detail": f"{type(exc).__name__}: {exc}"}).encode()
+                body = json.dumps(failure.body()).encode()
                 await send_with_header(
                     {
                         "type": "http.response.start",
-                        "status": 500,
+                        "status": failure.status,
                         "headers": [(b"content-type", b"application/json")],
                     }
                 )
@@ -66,7 +70,9 @@ class RequestLogMiddleware:
                 "duration_ms": round((time.perf_counter() - started) * 1000, 3),
                 "worker": int(worker),
             }
+            if ERROR_ID_KEY in scope:
+                line["error_id"] = scope[ERROR_ID_KEY]
             if error is not None:
-                line["error"] = f"{type(error).__name__}: {error}"
+                line["error"] = describe(error)
             level = logging.ERROR if error is not None else logging.INFO
-            logger.log(level, json.dumps(line), exc_info=error)
+            logger.log(level, json.dumps(line))

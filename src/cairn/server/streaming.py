@@ -1,34 +1,22 @@
 """Server-sent events: an invocation's events as ``data: <event json>`` lines, as they commit.
 
-The Runner's generator runs in one task of its own (its telemetry context stays in one
-task); the response reads its events from a queue. Errors before the first event that are
-the request's fault (unknown session, busy, bad answer) become an HTTP error status; any
-later error, or the agent's own, ends the stream with ``data: {"error": "..."}``. A client
-that disconnects stops the invocation (what was committed stays in the log).
+Errors before the first event that are the request's fault (unknown session, busy, bad
+answer) become an HTTP error status; any later error, or the agent's own, ends the stream
+with ``data: {"error": "..."}`` (a server failure: a generic message and its ``errorId``,
+the detail only in the server's log). A client that disconnects does not stop the
+invocation: it runs to its end or its pause, every event committed, and can be read from
+the session's log.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 
 from starlette.responses import StreamingResponse
 
-from cairn.events.event import Event
-from cairn.server.errors import is_client_error
-
-logger = logging.getLogger("cairn.server")
-
-
-class _Failed:
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-
-_END = object()
+from cairn.server.errors import failure_of, is_client_error
+from cairn.server.invocations import Failed, Invocation
 
 
 def sse_data(payload: str) -> str:
@@ -36,45 +24,37 @@ def sse_data(payload: str) -> str:
 
 
 def sse_error(error: Exception) -> str:
-    message = str(error) or type(error).__name__
-    return sse_data(json.dumps({"error": f"{type(error).__name__}: {message}"}))
+    """The stream's last event: a 4xx error's type and message; a 5xx's safe detail and id."""
+    failure = failure_of(error)
+    if failure.error_id is None:
+        message = str(error) or type(error).__name__
+        return sse_data(json.dumps({"error": f"{type(error).__name__}: {message}"}))
+    return sse_data(json.dumps({"error": failure.detail, "errorId": failure.error_id}))
 
 
-async def event_stream(events: AsyncGenerator[Event, None]) -> StreamingResponse:
-    """A ``text/event-stream`` response of ``events``; raises a client error that came first."""
-    queue: asyncio.Queue[object] = asyncio.Queue()
-
-    async def produce() -> None:
-        try:
-            async with contextlib.aclosing(events):
-                async for event in events:
-                    await queue.put(event)
-        except Exception as error:
-            await queue.put(_Failed(error))
-        finally:
-            await queue.put(_END)
-
-    task = asyncio.create_task(produce())
-    first = await queue.get()
-    if isinstance(first, _Failed) and is_client_error(first.error):
-        await task
+async def event_stream(invocation: Invocation) -> StreamingResponse:
+    """A ``text/event-stream`` response of ``invocation``; raises a client error that came
+    first. The response stops listening when the client leaves; the invocation goes on."""
+    try:
+        first = await invocation.next()
+    except BaseException:
+        invocation.detach()
+        raise
+    if isinstance(first, Failed) and is_client_error(first.error):
+        invocation.detach()
         raise first.error
 
     async def body() -> AsyncIterator[str]:
         item = first
         try:
-            while item is not _END:
-                if isinstance(item, _Failed):
-                    logger.error("the invocation failed", exc_info=item.error)
+            while item is not None:
+                if isinstance(item, Failed):
                     yield sse_error(item.error)
-                elif isinstance(item, Event):
+                else:
                     yield sse_data(item.to_json())
-                item = await queue.get()
+                item = await invocation.next()
         finally:
-            if not task.done():
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            invocation.detach()
 
     return StreamingResponse(
         body(),

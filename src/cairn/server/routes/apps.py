@@ -9,11 +9,11 @@ from fastapi import APIRouter
 from cairn.errors import InvocationNotFoundError
 from cairn.server.context import Server
 from cairn.server.graph import app_info
-from cairn.server.models import camel
+from cairn.server.models import SERVER_ERRORS, AppInfo, NodeStatus, camel, ok
 from cairn.server.nodes import node_statuses
 from cairn.server.routes.history import all_events
 
-router = APIRouter(tags=["apps"])
+router = APIRouter(tags=["apps"], responses=SERVER_ERRORS)
 
 
 @router.get("/list-apps", summary="The names of the apps served, sorted")
@@ -21,7 +21,13 @@ async def list_apps(ctx: Server) -> list[str]:
     return await ctx.apps.names()
 
 
-@router.get("/cairn/apps/{app_name}", tags=["cairn"], summary="An app: agent or workflow graph")
+@router.get(
+    "/cairn/apps/{app_name}",
+    tags=["cairn"],
+    summary="An app: agent or workflow graph",
+    response_model=None,
+    responses=ok(AppInfo, 404),
+)
 async def describe_app(app_name: str, ctx: Server) -> Any:
     runner = await ctx.runner(app_name)
     return camel(app_info(runner.app_name, runner.agent))
@@ -32,6 +38,8 @@ async def describe_app(app_name: str, ctx: Server) -> Any:
     "/nodes",
     tags=["cairn"],
     summary="The status of each node run of an invocation, from its events",
+    response_model=None,
+    responses=ok(list[NodeStatus], 404),
 )
 async def invocation_nodes(
     ctx: Server,

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
+from google.genai import types
 
 from cairn.server.context import Server, ServerContext
 from cairn.server.errors import NotFoundError
-from cairn.server.models import camel
+from cairn.server.models import SERVER_ERRORS, camel, errors, ok
 
-router = APIRouter(tags=["artifacts"])
+router = APIRouter(tags=["artifacts"], responses=SERVER_ERRORS)
 ARTIFACTS = "/apps/{app_name}/users/{user_id}/sessions/{session_id}/artifacts"
 
 
@@ -23,7 +24,9 @@ def _missing(name: str, session_id: str, version: int | None = None) -> NotFound
     )
 
 
-@router.get(ARTIFACTS, summary="The names of the artifacts the session sees")
+@router.get(
+    ARTIFACTS, summary="The names of the artifacts the session sees", responses=errors(404, 422)
+)
 async def list_artifact_names(
     app_name: str, user_id: str, session_id: str, ctx: Server
 ) -> list[str]:
@@ -50,7 +53,12 @@ async def _load(
     return camel(part)
 
 
-@router.get(ARTIFACTS + "/{artifact_name}", summary="An artifact (latest or ?version=N) as Part")
+@router.get(
+    ARTIFACTS + "/{artifact_name}",
+    summary="An artifact (latest or ?version=N) as Part",
+    response_model=None,
+    responses=ok(types.Part, 404, 422),
+)
 async def load_artifact(
     ctx: Server,
     app_name: str,
@@ -62,7 +70,11 @@ async def load_artifact(
     return await _load(ctx, app_name, user_id, session_id, artifact_name, version)
 
 
-@router.get(ARTIFACTS + "/{artifact_name}/versions", summary="An artifact's version numbers")
+@router.get(
+    ARTIFACTS + "/{artifact_name}/versions",
+    summary="An artifact's version numbers",
+    responses=errors(404, 422),
+)
 async def list_artifact_versions(
     ctx: Server,
     app_name: str,
@@ -79,7 +91,12 @@ async def list_artifact_versions(
     return versions
 
 
-@router.get(ARTIFACTS + "/{artifact_name}/versions/{version_id}", summary="One version as Part")
+@router.get(
+    ARTIFACTS + "/{artifact_name}/versions/{version_id}",
+    summary="One version as Part",
+    response_model=None,
+    responses=ok(types.Part, 404, 422),
+)
 async def load_artifact_version(
     ctx: Server,
     app_name: str,
@@ -91,7 +108,12 @@ async def load_artifact_version(
     return await _load(ctx, app_name, user_id, session_id, artifact_name, version_id)
 
 
-@router.delete(ARTIFACTS + "/{artifact_name}", status_code=204, summary="Delete every version")
+@router.delete(
+    ARTIFACTS + "/{artifact_name}",
+    status_code=204,
+    summary="Delete every version",
+    responses=errors(404, 422),
+)
 async def delete_artifact(
     ctx: Server,
     app_name: str,

@@ -9,10 +9,21 @@ from fastapi import APIRouter, Query
 from cairn.events.event import Event
 from cairn.events.rewind import rewound_event_ids
 from cairn.server.context import Server, ServerContext
-from cairn.server.models import ForkRequest, RewindRequest, session_json
+from cairn.server.models import (
+    SERVER_ERRORS,
+    EventsPage,
+    ForkRequest,
+    RewindRequest,
+    SessionsPage,
+    SessionSummary,
+    VerifyReport,
+    ok,
+    session_json,
+)
+from cairn.sessions.session import Session
 from cairn.sessions.verify import verify_session
 
-router = APIRouter(prefix="/cairn", tags=["cairn"])
+router = APIRouter(prefix="/cairn", tags=["cairn"], responses=SERVER_ERRORS)
 SESSIONS = "/apps/{app_name}/users/{user_id}/sessions"
 _PAGE = 1000
 
@@ -31,7 +42,12 @@ async def all_events(ctx: ServerContext, app_name: str, user_id: str, sid: str) 
         cursor = page.next_cursor
 
 
-@router.get(SESSIONS, summary="A page of sessions, newest first (user '*': every user)")
+@router.get(
+    SESSIONS,
+    summary="A page of sessions, newest first (user '*': every user)",
+    response_model=None,
+    responses=ok(SessionsPage, 404, 422),
+)
 async def list_sessions_page(
     ctx: Server,
     app_name: str,
@@ -57,6 +73,8 @@ async def list_sessions_page(
 @router.get(
     SESSIONS + "/{session_id}",
     summary="A session (no events), its initial state, event count and rewound event ids",
+    response_model=None,
+    responses=ok(SessionSummary, 404, 422),
 )
 async def session_summary(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
     session = await ctx.session_head(app_name, user_id, session_id)
@@ -73,7 +91,12 @@ async def session_summary(app_name: str, user_id: str, session_id: str, ctx: Ser
     }
 
 
-@router.get(SESSIONS + "/{session_id}/events", summary="A page of a session's events")
+@router.get(
+    SESSIONS + "/{session_id}/events",
+    summary="A page of a session's events",
+    response_model=None,
+    responses=ok(EventsPage, 404, 422),
+)
 async def list_events(
     ctx: Server,
     app_name: str,
@@ -101,6 +124,8 @@ async def list_events(
 @router.post(
     SESSIONS + "/{session_id}/rewind",
     summary="Take the session back to just before an invocation; returns the rewind event",
+    response_model=None,
+    responses=ok(Event, 400, 404, 409, 413, 422),
 )
 async def rewind(
     ctx: Server,
@@ -120,6 +145,8 @@ async def rewind(
 @router.post(
     SESSIONS + "/{session_id}/fork",
     summary="A new session whose history is a prefix of this one's (up to an event)",
+    response_model=None,
+    responses=ok(Session, 400, 404, 409, 413, 422),
 )
 async def fork(
     ctx: Server,
@@ -143,6 +170,8 @@ async def fork(
 @router.get(
     SESSIONS + "/{session_id}/verify",
     summary="Check that the session's stored state equals the fold of its log",
+    response_model=None,
+    responses=ok(VerifyReport, 404, 422),
 )
 async def verify(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
     await ctx.session_head(app_name, user_id, session_id)

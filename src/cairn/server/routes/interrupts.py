@@ -10,15 +10,21 @@ from starlette.responses import Response, StreamingResponse
 
 from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.errors import InterruptNotPendingError
+from cairn.events.interrupts import Interrupt
 from cairn.server.context import Server
-from cairn.server.models import AnswerInterruptRequest, camel
+from cairn.server.models import SERVER_ERRORS, AnswerInterruptRequest, camel, ok, streams
 from cairn.server.streaming import event_stream
 
-router = APIRouter(prefix="/cairn", tags=["cairn"])
+router = APIRouter(prefix="/cairn", tags=["cairn"], responses=SERVER_ERRORS)
 SESSION = "/apps/{app_name}/users/{user_id}/sessions/{session_id}"
 
 
-@router.get(SESSION + "/interrupts", summary="The session's pending interrupts, oldest first")
+@router.get(
+    SESSION + "/interrupts",
+    summary="The session's pending interrupts, oldest first",
+    response_model=None,
+    responses=ok(list[Interrupt], 404, 422),
+)
 async def list_interrupts(app_name: str, user_id: str, session_id: str, ctx: Server) -> list[Any]:
     runner = await ctx.runner(app_name)
     pending = await runner.list_pending_interrupts(user_id=user_id, session_id=session_id)
@@ -29,7 +35,7 @@ async def list_interrupts(app_name: str, user_id: str, session_id: str, ctx: Ser
     SESSION + "/interrupts/{interrupt_id}",
     summary="Answer an interrupt and run the resumed invocation (server-sent events)",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses=streams(400, 404, 409, 413, 422),
 )
 async def answer_interrupt(
     ctx: Server,
@@ -61,11 +67,11 @@ async def answer_interrupt(
             invocation_id=interrupt.invocation_id,
             run_config=config,
         )
-        return await event_stream(events)
+        return await event_stream(ctx.invoke(events))
     response = body.response if isinstance(body.response, dict) else {"result": body.response}
     answer = types.FunctionResponse(id=interrupt.id, name=interrupt.name, response=response)
     message = types.Content(role="user", parts=[types.Part(function_response=answer)])
     events = runner.run_async(
         user_id=user_id, session_id=session_id, new_message=message, run_config=config
     )
-    return await event_stream(events)
+    return await event_stream(ctx.invoke(events))

@@ -11,10 +11,10 @@ from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.events.event import Event
 from cairn.server.context import Server, ServerContext
 from cairn.server.errors import InvalidRequestError
-from cairn.server.models import RunAgentRequest, events_response
+from cairn.server.models import SERVER_ERRORS, RunAgentRequest, events_response, ok, streams
 from cairn.server.streaming import event_stream
 
-router = APIRouter(tags=["run"])
+router = APIRouter(tags=["run"], responses=SERVER_ERRORS)
 
 
 async def run_events(
@@ -41,17 +41,21 @@ async def run_events(
     )
 
 
-@router.post("/run", summary="Run an invocation; returns its events (each already committed)")
+@router.post(
+    "/run",
+    summary="Run an invocation; returns its events (each already committed)",
+    responses=ok(list[Event], 400, 404, 409, 413, 422),
+)
 async def run(body: RunAgentRequest, ctx: Server) -> Response:
-    events = await run_events(ctx, body, streaming=False)
-    return events_response([event async for event in events])
+    invocation = ctx.invoke(await run_events(ctx, body, streaming=False))
+    return events_response(await invocation.collect())
 
 
 @router.post(
     "/run_sse",
     summary="Run an invocation as server-sent events (partial chunks too when streaming)",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses=streams(400, 404, 409, 413, 422),
 )
 async def run_sse(body: RunAgentRequest, ctx: Server) -> Response:
-    return await event_stream(await run_events(ctx, body, streaming=body.streaming))
+    return await event_stream(ctx.invoke(await run_events(ctx, body, streaming=body.streaming)))

@@ -11,18 +11,26 @@ from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.server.context import Server, ServerContext
 from cairn.server.models import (
+    SERVER_ERRORS,
     CreateSessionRequest,
     UpdateSessionRequest,
+    errors,
+    ok,
     session_json,
 )
 from cairn.sessions.lease import bind_lease, hold_session, lease_holder
 from cairn.sessions.session import Session
 
-router = APIRouter(tags=["sessions"])
+router = APIRouter(tags=["sessions"], responses=SERVER_ERRORS)
 SESSIONS = "/apps/{app_name}/users/{user_id}/sessions"
 
 
-@router.get(SESSIONS, summary="List a user's sessions (without events)")
+@router.get(
+    SESSIONS,
+    summary="List a user's sessions (without events)",
+    response_model=None,
+    responses=ok(list[Session], 404, 422),
+)
 async def list_sessions(app_name: str, user_id: str, ctx: Server) -> list[Any]:
     await ctx.apps.check(app_name)
     listed = await ctx.sessions.list_sessions(app_name=app_name, user_id=user_id)
@@ -46,7 +54,12 @@ async def _create(
     return session
 
 
-@router.post(SESSIONS, summary="Create a session (409 if sessionId is taken)")
+@router.post(
+    SESSIONS,
+    summary="Create a session (409 if sessionId is taken)",
+    response_model=None,
+    responses=ok(Session, 400, 404, 409, 413, 422),
+)
 async def create_session(
     ctx: Server,
     app_name: str,
@@ -58,7 +71,12 @@ async def create_session(
     return session_json(session)
 
 
-@router.post(SESSIONS + "/{session_id}", summary="Create a session with this id")
+@router.post(
+    SESSIONS + "/{session_id}",
+    summary="Create a session with this id",
+    response_model=None,
+    responses=ok(Session, 400, 404, 409, 413, 422),
+)
 async def create_session_with_id(
     ctx: Server,
     app_name: str,
@@ -70,7 +88,12 @@ async def create_session_with_id(
     return session_json(await _create(ctx, app_name, user_id, session_id, state, None))
 
 
-@router.get(SESSIONS + "/{session_id}", summary="A session with its state and every event")
+@router.get(
+    SESSIONS + "/{session_id}",
+    summary="A session with its state and every event",
+    response_model=None,
+    responses=ok(Session, 404, 422),
+)
 async def get_session(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
     await ctx.session_head(app_name, user_id, session_id)
     session = await ctx.sessions.get_session(
@@ -80,7 +103,12 @@ async def get_session(app_name: str, user_id: str, session_id: str, ctx: Server)
     return session_json(session)
 
 
-@router.delete(SESSIONS + "/{session_id}", status_code=204, summary="Delete a session")
+@router.delete(
+    SESSIONS + "/{session_id}",
+    status_code=204,
+    summary="Delete a session",
+    responses=errors(404, 422),
+)
 async def delete_session(app_name: str, user_id: str, session_id: str, ctx: Server) -> Response:
     await ctx.session_head(app_name, user_id, session_id)
     await ctx.sessions.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
@@ -90,6 +118,8 @@ async def delete_session(app_name: str, user_id: str, session_id: str, ctx: Serv
 @router.patch(
     SESSIONS + "/{session_id}",
     summary="Change state: appends a user event carrying stateDelta (409 while a run holds it)",
+    response_model=None,
+    responses=ok(Session, 400, 404, 409, 413, 422),
 )
 async def update_session(
     ctx: Server,

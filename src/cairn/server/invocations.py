@@ -1,0 +1,82 @@
+"""The invocations a server runs: each in a task of its own, tracked until it ends.
+
+A response reads an invocation's events as they commit. The client may leave (a
+disconnect, a cancelled request) without stopping it: the invocation runs to its end or
+its pause with every event committed, and the server's shutdown finds it in the set of
+tracked tasks (``ServerContext.invocations``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import AsyncGenerator
+
+from cairn.events.event import Event
+from cairn.server.errors import is_client_error, report
+
+
+@dataclasses.dataclass(frozen=True)
+class Failed:
+    """The invocation raised ``error``; nothing after it comes."""
+
+    error: Exception
+
+
+class _End:
+    pass
+
+
+_END = _End()
+
+
+class Invocation:
+    """The Runner's events for one request, produced in a tracked task (its telemetry
+    context stays in one task) and handed over through a queue while someone listens."""
+
+    def __init__(self, events: AsyncGenerator[Event, None], tracked: set[asyncio.Task[None]]):
+        self._queue: asyncio.Queue[Event | Failed | _End] = asyncio.Queue()
+        self._listening = True
+        self.task = asyncio.create_task(self._run(events))
+        tracked.add(self.task)
+        self.task.add_done_callback(tracked.discard)
+
+    async def _run(self, events: AsyncGenerator[Event, None]) -> None:
+        try:
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    if self._listening:
+                        self._queue.put_nowait(event)
+        except Exception as error:
+            if self._listening:
+                self._queue.put_nowait(Failed(error))
+            elif not is_client_error(error):
+                report(error)  # nobody listens any more: the log is where it goes
+        finally:
+            self._queue.put_nowait(_END)
+
+    async def next(self) -> Event | Failed | None:
+        """The next event, the failure that ended the invocation, or ``None`` at its end."""
+        item = await self._queue.get()
+        return None if isinstance(item, _End) else item
+
+    async def collect(self) -> list[Event]:
+        """Every event until the end; a failure is raised (the events before it are stored)."""
+        events: list[Event] = []
+        try:
+            while (item := await self.next()) is not None:
+                if isinstance(item, Failed):
+                    raise item.error
+                events.append(item)
+        finally:
+            self.detach()
+        return events
+
+    def detach(self) -> None:
+        """Stop listening (the client left, or has all it wants); the invocation goes on."""
+        self._listening = False
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if isinstance(item, Failed) and not is_client_error(item.error):
+                report(item.error)
