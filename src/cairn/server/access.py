@@ -56,13 +56,13 @@ def check_user(principal: Principal, user_id: str) -> None:
     if user_id == EVERY_USER:
         raise PermissionDeniedError(
             f"user {EVERY_USER!r} means every user, which only an admin may list; the "
-            f"credentials are {_who(principal)}'s. List your own with .../users/"
+            f"credentials are for {_who(principal)}. List your own with .../users/"
             f"{principal.user_id or '<your user id>'}/sessions."
         )
     if principal.user_id != user_id:
         raise PermissionDeniedError(
-            f"the credentials are {_who(principal)}'s, and a request may touch only its own "
-            f"user's sessions, artifacts and memory, not user {user_id!r}'s. Use "
+            f"the credentials are for {_who(principal)}, and a request may touch only its "
+            f"own user's sessions, artifacts and memory, not those of user {user_id!r}. Use "
             f"{principal.user_id!r} as the user id, or an admin's credentials."
         )
 
