@@ -16,11 +16,11 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi import Request
+from tests.server.auth_hooks import header_user
 from tests.server.harness import asgi_client, run_body, sse_payloads, text, uvicorn_server
 
 from cairn.server import ServerSettings, create_app
 from cairn.server.access import Principal
-from cairn.server.errors import AuthenticationError, PermissionDeniedError
 from cairn.server.settings import JWTSettings
 
 SECRET = "a-test-secret-that-is-long-enough-for-hs256"
@@ -30,6 +30,7 @@ SETTINGS = JWTSettings(
     secret=SECRET, audience=AUDIENCE, issuer=ISSUER, apps_claim="apps", admin_claim="roles"
 )
 ALL_APPS = ["clerk", "echo", "memo", "review", "streamer"]
+HOOK = "tests.server.auth_hooks:header_user"
 
 
 def token(
@@ -265,21 +266,11 @@ async def test_user_star_cannot_be_created_over_http() -> None:
         assert page["total"] == 0
 
 
-def header_user(request: Request) -> Principal:
-    """A sync hook (runs in a worker thread): the user a trusted proxy put in ``X-User``."""
-    user = request.headers.get("X-User")
-    if user is None:
-        raise AuthenticationError("send X-User", challenge="X-User")
-    if user == "mallory":
-        raise PermissionDeniedError("mallory is banned")
-    return Principal(user_id=user, apps={"echo"}, admin=user == "ops")
-
-
 async def test_a_custom_authenticate_hook_decides_who_the_request_is() -> None:
     async def async_hook(request: Request) -> Principal:
         return header_user(request)
 
-    named = {"authenticate": f"{__name__}:header_user"}
+    named = {"authenticate": HOOK}
     for client in (
         asgi_client(hook=header_user),
         asgi_client(hook=async_hook),
@@ -357,6 +348,7 @@ def test_jwt_settings_from_the_environment_and_their_checks(tmp_path: Path) -> N
     )  # fmt: skip
     assert SECRET not in repr(ServerSettings.from_env(env))
     assert ServerSettings.from_env({}).jwt is None
+    assert ServerSettings.from_env({"CAIRN_AUTHENTICATE": HOOK}).authenticate == HOOK
     with pytest.raises(ValueError, match="without a key"):
         ServerSettings.from_env({"CAIRN_JWT_AUDIENCE": "x"})
     with pytest.raises(ValueError, match="'none'"):
@@ -415,3 +407,19 @@ def test_scope_claims_and_admin_roles_over_a_real_uvicorn_process(tmp_path: Path
         assert expired.status_code == 401
         assert 'error="invalid_token"' in expired.headers["www-authenticate"]
         assert SECRET not in (tmp_path / "server.log").read_text()
+
+
+def test_a_hook_named_in_the_environment_authenticates_a_uvicorn_process(tmp_path: Path) -> None:
+    env = {"CAIRN_STORE": str(tmp_path / "sessions.db"), "CAIRN_AUTHENTICATE": HOOK}
+    with (
+        uvicorn_server(env, log=tmp_path / "server.log") as url,
+        httpx.Client(base_url=url, timeout=30) as client,
+    ):
+        missing = client.get("/list-apps")
+        assert missing.status_code == 401 and missing.headers["www-authenticate"] == "X-User"
+        ada = {"X-User": "ada"}
+        assert client.get("/list-apps", headers=ada).json() == ["echo"]
+        made = client.post("/apps/echo/users/ada/sessions", json={}, headers=ada)
+        assert made.status_code == 200
+        assert client.get("/apps/echo/users/bob/sessions", headers=ada).status_code == 403
+        assert client.get("/list-apps", headers={"X-User": "mallory"}).status_code == 403
