@@ -7,7 +7,7 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +43,24 @@ def sse_payloads(body: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def asgi_client(**settings: Any) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of ``create_app`` (running its lifespan), by default on an in-memory store."""
+async def asgi_client(
+    *, root_path: str = "", mount: str = "", hook: Any = None, **settings: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of ``create_app`` (running its lifespan), by default on an in-memory store;
+    served under an ASGI ``root_path``, or mounted at ``mount`` in another FastAPI app, with
+    ``hook`` as its ``authenticate``. ``client.app`` is the cairn app; request paths are
+    relative to where it is reached."""
     settings.setdefault("agents_dir", AGENTS)
     settings.setdefault("store", "memory://")
-    app = create_app(ServerSettings(**settings))
+    app = create_app(ServerSettings(**settings), authenticate=hook)
+    served: FastAPI = app
+    if mount:
+        served = FastAPI()
+        served.mount(mount, app)
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://cairn") as client:
+        transport = httpx.ASGITransport(app=served, root_path=root_path)
+        base_url = f"http://cairn{root_path}{mount}"
+        async with httpx.AsyncClient(transport=transport, base_url=base_url) as client:
             client.app = app  # type: ignore[attr-defined]
             yield client
 
@@ -69,13 +79,18 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def uvicorn_server(
-    env: dict[str, str], *, workers: int = 1, log: Path | None = None
+    env: dict[str, str],
+    *,
+    workers: int = 1,
+    log: Path | None = None,
+    args: Sequence[str] = (),
 ) -> Iterator[str]:
-    """``uvicorn --factory cairn.server:app_from_env`` on a free port; yields its base URL."""
+    """``uvicorn --factory cairn.server:app_from_env`` on a free port (with more uvicorn
+    ``args``, e.g. ``--root-path``); yields its base URL."""
     port = free_port()
     command = [
         sys.executable, "-m", "uvicorn", "--factory", "cairn.server:app_from_env",
-        "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
+        "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), *args,
     ]  # fmt: skip
     full_env = {**os.environ, "CAIRN_AGENTS_DIR": str(AGENTS), **env}
     output = log.open("wb") if log is not None else subprocess.DEVNULL

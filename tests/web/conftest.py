@@ -101,6 +101,15 @@ def locked_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from _start_server(tmp_path_factory.mktemp("locked-server"), CAIRN_API_KEY="open-sesame")
 
 
+JWT_SECRET = "a-web-test-secret-that-is-long-enough"
+
+
+@pytest.fixture(scope="module")
+def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server that needs bearer tokens (JWT) signed with ``JWT_SECRET``."""
+    yield from _start_server(tmp_path_factory.mktemp("token-server"), CAIRN_JWT_SECRET=JWT_SECRET)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():

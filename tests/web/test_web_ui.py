@@ -1,4 +1,5 @@
-"""The dev UI against the real server: streaming, interrupts, rewind, fork, sessions, API key.
+"""The dev UI against the real server: streaming, interrupts, rewind, fork, sessions, API key
+and bearer token.
 
 Each test works as its own user, so the tests share one server without seeing each
 other's sessions. Screenshots go to tests/web/screenshots/.
@@ -7,13 +8,15 @@ other's sessions. Screenshots go to tests/web/screenshots/.
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import jwt
 import pytest
 from playwright.sync_api import Page, expect
-from tests.web.conftest import Server
+from tests.web.conftest import JWT_SECRET, Server
 
 Shot = Callable[[Page, str], Path]
 
@@ -264,5 +267,34 @@ def test_an_api_key_is_asked_for_on_401_and_remembered(
     expect(page.locator(".msg.agent .bubble").last).to_have_text("Hello there, you said: hello.")
 
     page.reload()  # the key is kept in localStorage
+    expect(page.locator(".session-item")).to_have_count(1)
+    expect(form).to_be_hidden()
+
+
+def test_a_bearer_token_is_asked_for_when_the_server_wants_one(
+    page: Page, token_server: Server, request: pytest.FixtureRequest
+) -> None:
+    request.node.allowed_console_errors = ("401", "403", "not those of user 'ann'")
+    page.goto(f"{token_server.url}/#assistant/ann")
+    form = page.locator("#key-form")
+    expect(form).to_be_visible()
+    expect(page.locator("#key-message")).to_have_text("This server needs a bearer token.")
+    expect(page.locator("#key-kind")).to_have_value("bearer")
+
+    def use_token(user: str) -> None:
+        claims = {"sub": user, "exp": time.time() + 600}
+        page.fill("#api-key", jwt.encode(claims, JWT_SECRET, algorithm="HS256"))
+        page.click("#key-form button[type=submit]")
+
+    use_token("bob")  # bob's token does not open ann's sessions: the server says why
+    expect(page.locator(".toast.error").first).to_contain_text("not those of user 'ann'")
+    page.click("#key-toggle")
+    expect(page.locator("#key-message")).to_contain_text("A bearer token is saved")
+    use_token("ann")
+    expect(form).to_be_hidden()
+    expect(page.locator("#app-select option")).to_have_count(3)
+    send(page, "hello")
+    expect(page.locator(".msg.agent .bubble").last).to_have_text("Hello there, you said: hello.")
+    page.reload()  # the token is kept, as a bearer token
     expect(page.locator(".session-item")).to_have_count(1)
     expect(form).to_be_hidden()

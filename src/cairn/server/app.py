@@ -12,7 +12,14 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from cairn.server.api_key import API_KEY_HEADER, ApiKeyMiddleware
+from cairn.server.auth import (
+    API_KEY_HEADER,
+    AUTH_RESPONSES,
+    Authenticate,
+    app_dependencies,
+    configured_authenticator,
+    install_authentication,
+)
 from cairn.server.body_limit import BodyLimitMiddleware
 from cairn.server.context import ServerContext
 from cairn.server.errors import install_error_handlers
@@ -31,12 +38,15 @@ class _CairnAPI(FastAPI):
         return RequestLogMiddleware(super().build_middleware_stack())
 
 
-def create_app(settings: ServerSettings) -> FastAPI:
+def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = None) -> FastAPI:
     """The HTTP API over the apps in ``settings.agents_dir`` (see docs/server.md).
 
     The stores are opened once for the process and closed when the app shuts down
-    (its lifespan); each app gets one Runner, made on first use.
+    (its lifespan); each app gets one Runner, made on first use. ``authenticate`` turns a
+    request into its ``Principal`` (``cairn.server.auth``); without it, ``settings`` says
+    how requests are authenticated (a hook, JWT, the API key, or not at all).
     """
+    authenticator = configured_authenticator(settings, authenticate)
     services = Services.open(settings.store, settings.artifact_store, settings.memory_store)
     context = ServerContext(
         settings=settings,
@@ -60,15 +70,16 @@ def create_app(settings: ServerSettings) -> FastAPI:
         title="cairn",
         summary="ADK-compatible HTTP API over an append-only event log",
         lifespan=lifespan,
+        dependencies=app_dependencies(authenticator),  # every route, before any is added
+        responses=AUTH_RESPONSES,
     )
     app.state.cairn = context
     install_error_handlers(app)
+    install_authentication(app, authenticator)
     for module in (apps, sessions, run, artifacts, history, interrupts):
         app.include_router(module.router)
-    # Added innermost first: CORS (outermost) -> API key -> body limit -> routes.
+    # Added innermost first: CORS (outermost) -> body limit -> routes (authenticated).
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
-    if settings.api_key is not None:
-        app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

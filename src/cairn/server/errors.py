@@ -50,6 +50,19 @@ class InvalidRequestError(CairnError, ValueError):
     """A request that is well-formed JSON but asks for something impossible."""
 
 
+class AuthenticationError(CairnError, PermissionError):
+    """The request's credentials are missing or not valid (401); ``challenge`` is the
+    ``WWW-Authenticate`` value that tells the client what to send."""
+
+    def __init__(self, message: str, *, challenge: str) -> None:
+        super().__init__(message)
+        self.challenge = challenge
+
+
+class PermissionDeniedError(CairnError, PermissionError):
+    """The authenticated principal may not do what the request asks (403)."""
+
+
 _STATUS: list[tuple[type[BaseException], int]] = [
     (AppNotFoundError, 404),
     (SessionNotFoundError, 404),
@@ -71,6 +84,8 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (UnsupportedArtifactError, 422),
     (InvalidRequestError, 422),
     (StoreUnavailableError, 503),
+    (AuthenticationError, 401),
+    (PermissionDeniedError, 403),
 ]
 
 

@@ -7,6 +7,8 @@ from typing import Any
 from fastapi import APIRouter
 
 from cairn.errors import InvocationNotFoundError
+from cairn.server.access import visible_apps
+from cairn.server.auth import Caller
 from cairn.server.context import Server
 from cairn.server.graph import app_info
 from cairn.server.models import SERVER_ERRORS, AppInfo, NodeStatus, camel, ok
@@ -16,9 +18,9 @@ from cairn.server.routes.history import all_events
 router = APIRouter(tags=["apps"], responses=SERVER_ERRORS)
 
 
-@router.get("/list-apps", summary="The names of the apps served, sorted")
-async def list_apps(ctx: Server) -> list[str]:
-    return await ctx.apps.names()
+@router.get("/list-apps", summary="The names of the apps served (that the caller may use), sorted")
+async def list_apps(ctx: Server, caller: Caller) -> list[str]:
+    return visible_apps(caller, await ctx.apps.names())
 
 
 @router.get(

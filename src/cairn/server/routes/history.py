@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from cairn.events.event import Event
 from cairn.events.rewind import rewound_event_ids
+from cairn.server.access import EVERY_USER
 from cairn.server.context import Server, ServerContext
 from cairn.server.models import (
     SERVER_ERRORS,
@@ -44,7 +45,7 @@ async def all_events(ctx: ServerContext, app_name: str, user_id: str, sid: str) 
 
 @router.get(
     SESSIONS,
-    summary="A page of sessions, newest first (user '*': every user)",
+    summary="A page of sessions, newest first (user '*': every user; admins)",
     response_model=None,
     responses=ok(SessionsPage, 404, 422),
 )
@@ -56,7 +57,7 @@ async def list_sessions_page(
     cursor: str | None = None,
 ) -> Any:
     await ctx.apps.check(app_name)
-    user = None if user_id == "*" else user_id
+    user = None if user_id == EVERY_USER else user_id
     page = await ctx.sessions.list_sessions_page(
         app_name=app_name, user_id=user, limit=limit, cursor=cursor or None
     )

@@ -9,6 +9,14 @@ from starlette.responses import Response, StreamingResponse
 
 from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.events.event import Event
+from cairn.server.access import (
+    Principal,
+    check_app,
+    check_new_user_id,
+    check_state_writes,
+    check_user,
+)
+from cairn.server.auth import Caller
 from cairn.server.context import Server, ServerContext
 from cairn.server.errors import InvalidRequestError
 from cairn.server.models import SERVER_ERRORS, RunAgentRequest, events_response, ok, streams
@@ -18,9 +26,14 @@ router = APIRouter(tags=["run"], responses=SERVER_ERRORS)
 
 
 async def run_events(
-    ctx: ServerContext, request: RunAgentRequest, *, streaming: bool
+    ctx: ServerContext, request: RunAgentRequest, caller: Principal, *, streaming: bool
 ) -> AsyncGenerator[Event, None]:
-    """The invocation the request asks for (checked first: app, and a message or an id)."""
+    """The invocation the request asks for (checked first: the caller may run it as this
+    user in this app; the app; a message or an id)."""
+    check_app(caller, request.app_name)
+    check_user(caller, request.user_id)
+    check_new_user_id(request.user_id)
+    check_state_writes(caller, request.state_delta)
     if request.new_message is None and request.invocation_id is None:
         raise InvalidRequestError(
             "the request needs newMessage (a Content) to start an invocation, or "
@@ -46,8 +59,8 @@ async def run_events(
     summary="Run an invocation; returns its events (each already committed)",
     responses=ok(list[Event], 400, 404, 409, 413, 422),
 )
-async def run(body: RunAgentRequest, ctx: Server) -> Response:
-    invocation = ctx.invoke(await run_events(ctx, body, streaming=False))
+async def run(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
+    invocation = ctx.invoke(await run_events(ctx, body, caller, streaming=False))
     return events_response(await invocation.collect())
 
 
@@ -57,5 +70,6 @@ async def run(body: RunAgentRequest, ctx: Server) -> Response:
     response_class=StreamingResponse,
     responses=streams(400, 404, 409, 413, 422),
 )
-async def run_sse(body: RunAgentRequest, ctx: Server) -> Response:
-    return await event_stream(ctx.invoke(await run_events(ctx, body, streaming=body.streaming)))
+async def run_sse(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
+    events = await run_events(ctx, body, caller, streaming=body.streaming)
+    return await event_stream(ctx.invoke(events))

@@ -9,6 +9,8 @@ from fastapi import APIRouter, Body, Response
 
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
+from cairn.server.access import Principal, check_new_user_id, check_state_writes
+from cairn.server.auth import Caller
 from cairn.server.context import Server, ServerContext
 from cairn.server.models import (
     SERVER_ERRORS,
@@ -39,12 +41,15 @@ async def list_sessions(app_name: str, user_id: str, ctx: Server) -> list[Any]:
 
 async def _create(
     ctx: ServerContext,
+    caller: Principal,
     app_name: str,
     user_id: str,
     session_id: str | None,
     state: dict[str, Any] | None,
     events: list[Event] | None,
 ) -> Session:
+    check_new_user_id(user_id)
+    check_state_writes(caller, state, *(event.actions.state_delta for event in events or []))
     await ctx.apps.check(app_name)
     session = await ctx.sessions.create_session(
         app_name=app_name, user_id=user_id, session_id=session_id, state=state
@@ -62,12 +67,15 @@ async def _create(
 )
 async def create_session(
     ctx: Server,
+    caller: Caller,
     app_name: str,
     user_id: str,
     body: Annotated[CreateSessionRequest | None, Body()] = None,
 ) -> Any:
     body = body or CreateSessionRequest()
-    session = await _create(ctx, app_name, user_id, body.session_id, body.state, body.events)
+    session = await _create(
+        ctx, caller, app_name, user_id, body.session_id, body.state, body.events
+    )
     return session_json(session)
 
 
@@ -79,13 +87,14 @@ async def create_session(
 )
 async def create_session_with_id(
     ctx: Server,
+    caller: Caller,
     app_name: str,
     user_id: str,
     session_id: str,
     state: Annotated[dict[str, Any] | None, Body()] = None,
 ) -> Any:
     """The body is the initial state itself (as in ADK), or empty."""
-    return session_json(await _create(ctx, app_name, user_id, session_id, state, None))
+    return session_json(await _create(ctx, caller, app_name, user_id, session_id, state, None))
 
 
 @router.get(
@@ -123,11 +132,13 @@ async def delete_session(app_name: str, user_id: str, session_id: str, ctx: Serv
 )
 async def update_session(
     ctx: Server,
+    caller: Caller,
     app_name: str,
     user_id: str,
     session_id: str,
     body: UpdateSessionRequest,
 ) -> Any:
+    check_state_writes(caller, body.state_delta)
     await ctx.session_head(app_name, user_id, session_id)
     lease = hold_session(
         ctx.sessions,

@@ -1,20 +1,32 @@
 // The HTTP API (docs/design/http-api-contract.md): JSON fetches and event streams.
 
 const KEY_STORAGE = "cairn.apiKey";
+const KIND_STORAGE = "cairn.credentialKind";
 
 export class ApiError extends Error {
-  constructor(status, detail) {
+  constructor(status, detail, challenge = "") {
     super(detail || `HTTP ${status}`);
     this.status = status;
+    this.challenge = challenge; // a 401's WWW-Authenticate: "X-API-Key" or "Bearer ..."
   }
 }
 
+/** The saved credential: an API key (sent as X-API-Key) or a bearer token (Authorization). */
 export const apiKey = {
   get: () => localStorage.getItem(KEY_STORAGE) || "",
-  set: (value) => (value ? localStorage.setItem(KEY_STORAGE, value) : localStorage.removeItem(KEY_STORAGE)),
+  kind: () => (localStorage.getItem(KIND_STORAGE) === "bearer" ? "bearer" : "key"),
+  set: (value, kind = "key") => {
+    if (!value) {
+      localStorage.removeItem(KEY_STORAGE);
+      localStorage.removeItem(KIND_STORAGE);
+      return;
+    }
+    localStorage.setItem(KEY_STORAGE, value);
+    localStorage.setItem(KIND_STORAGE, kind);
+  },
 };
 
-/** Called with the error when the server answers 401 (the UI then asks for a key). */
+/** Called with the error when the server answers 401 (the UI then asks for a key or token). */
 let onUnauthorized = () => {};
 export function setUnauthorizedHandler(handler) {
   onUnauthorized = handler;
@@ -25,7 +37,8 @@ const enc = encodeURIComponent;
 function headers(extra = {}) {
   const result = { ...extra };
   const key = apiKey.get();
-  if (key) result["X-API-Key"] = key;
+  if (key && apiKey.kind() === "bearer") result.Authorization = `Bearer ${key}`;
+  else if (key) result["X-API-Key"] = key;
   return result;
 }
 
@@ -40,7 +53,7 @@ async function failure(response) {
   } catch {
     /* not JSON */
   }
-  const error = new ApiError(response.status, detail);
+  const error = new ApiError(response.status, detail, response.headers.get("WWW-Authenticate") || "");
   if (response.status === 401) onUnauthorized(error);
   return error;
 }

@@ -594,16 +594,29 @@ function showTab(name) {
 
 // ---------------------------------------------------------------- wiring
 
+const CREDENTIAL = { key: "API key", bearer: "bearer token" };
+
+function showKind(kind) {
+  $("key-kind").value = kind;
+  $("api-key").placeholder = kind === "bearer" ? "Authorization: Bearer …" : "X-API-Key";
+}
+
 setUnauthorizedHandler((error) => {
   const form = $("key-form");
-  $("key-message").textContent = apiKey.get() ? `The API key was refused (${error.message}).` : "This server needs an API key.";
+  // The 401's WWW-Authenticate says what the server wants: a bearer token or the API key.
+  const kind = error.challenge.toLowerCase().startsWith("bearer") ? "bearer" : "key";
+  showKind(kind);
+  $("key-message").textContent = apiKey.get()
+    ? `The ${CREDENTIAL[apiKey.kind()]} was refused (${error.message}).`
+    : `This server needs ${kind === "bearer" ? "a bearer token" : "an API key"}.`;
   form.hidden = false;
   $("api-key").focus();
 });
 
+$("key-kind").addEventListener("change", (event) => showKind(event.target.value));
 $("key-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  apiKey.set($("api-key").value.trim());
+  apiKey.set($("api-key").value.trim(), $("key-kind").value);
   $("api-key").value = "";
   $("key-form").hidden = true;
   start();
@@ -611,7 +624,10 @@ $("key-form").addEventListener("submit", (event) => {
 $("key-toggle").addEventListener("click", () => {
   const form = $("key-form");
   form.hidden = !form.hidden;
-  $("key-message").textContent = apiKey.get() ? "A key is saved; enter another, or leave empty to forget it." : "API key (sent as X-API-Key):";
+  showKind(apiKey.kind());
+  $("key-message").textContent = apiKey.get()
+    ? `A ${CREDENTIAL[apiKey.kind()]} is saved; enter another, or leave empty to forget it.`
+    : "API key (sent as X-API-Key) or bearer token (sent as Authorization):";
   if (!form.hidden) $("api-key").focus();
 });
 
