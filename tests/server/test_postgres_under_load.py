@@ -176,7 +176,9 @@ async def leases(url: str) -> int:
         host=parsed.host, port=parsed.port, user=parsed.username, database=parsed.database
     )
     try:
-        count: int = await connection.fetchval("SELECT count(*) FROM cairn_leases")
+        count: int = await connection.fetchval(
+            "SELECT count(*) FROM cairn_leases WHERE holder <> ''"  # a released lease keeps its row
+        )
     finally:
         await connection.close()
     return count
