@@ -291,7 +291,9 @@ API_KEY = AuthConfig(auth_scheme=APIKey(in_=APIKeyIn.header, name="X-Api-Key"))
 
 
 async def weather(city: str, tool_context: ToolContext) -> dict[str, Any]:
-    """The weather in a city (needs an API key)."""
+    """The weather in a city (needs an API key; dies when CAIRN_HITL_DIE=weather)."""
+    if os.environ.get("CAIRN_HITL_DIE") == "weather":
+        os.kill(os.getpid(), signal.SIGKILL)
     credential = tool_context.get_auth_response(API_KEY) or await tool_context.load_credential(
         API_KEY
     )

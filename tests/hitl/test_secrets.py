@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from tests.auth.token_server import CLIENT_ID, FakeProvider
 from tests.hitl.driver import SESSION, USER, Driver, Outcome
 from tests.hitl.scenarios import APP, runs
 from tests.hitl.test_interrupts import with_credential
+from tests.support.databases import postgres_database
 from tests.support.stored_rows import stored_rows
 
 CREDENTIALS_TABLE = "cairn_credentials"
@@ -172,3 +173,40 @@ async def test_an_api_key_answer_stores_and_shows_no_key(  # type: ignore[no-unt
     assert_nowhere(key, rows, but={CREDENTIALS_TABLE})
     assert key not in shown(asked, done, again)
     assert key not in caplog.text + span_text(spans)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "sessions.db")
+    else:
+        async with postgres_database() as url:  # type: ignore[attr-defined]
+            yield url
+
+
+async def test_an_answer_whose_process_died_is_asked_for_again(
+    store_url: str, tmp_path: Path
+) -> None:
+    """The key was only in the process that got the answer: the one that continues the
+    invocation asks again, and the key is stored nowhere meanwhile."""
+    crash = {"CAIRN_HITL_TTL": "1", "CAIRN_HITL_WAIT": "10"}
+    key = f"k-{secrets.token_hex(12)}"
+    driver = Driver(store_url, "credential_key", "new", tmp_path / "runs.txt")
+    [interrupt] = (await driver.step({"say": "weather in Paris"})).pending
+    answer = with_credential(interrupt, {"authType": "apiKey", "apiKey": key})
+    died = await driver.step(
+        {"answer": [[interrupt.id, interrupt.name, answer]]}, CAIRN_HITL_DIE="weather", **crash
+    )
+    assert died.killed
+    assert_nowhere(key, await stored_rows(store_url))
+    resumed = await driver.step({"continue": interrupt.invocation_id}, **crash)
+    assert resumed.error is None, resumed.error
+    [asked_again] = resumed.pending
+    assert asked_again.kind == "credential" and asked_again.id != interrupt.id
+    assert asked_again.function_call is not None
+    assert asked_again.function_call.id == interrupt.function_call.id  # the same call
+    answer = with_credential(asked_again, {"authType": "apiKey", "apiKey": key})
+    done = await driver.step({"answer": [[asked_again.id, asked_again.name, answer]]}, **crash)
+    assert done.error is None and done.pending == [], done.error
+    assert f'"key_ends": "{key[-3:]}"' in done.text
+    assert_nowhere(key, await stored_rows(store_url), but={CREDENTIALS_TABLE})
