@@ -202,12 +202,12 @@ async def _run_with_credentials(
         asked = context.actions.requested_auth_configs.get(call_id)
         if answer is None or asked is None:
             continue
-        tool_config = asked if isinstance(asked, AuthConfig) else AuthConfig.model_validate(asked)
+        tool_config = _auth_config(asked)
         if tool_config.key != answer.config.key:
             continue  # it asks for another credential: a new request
         outcome = await _obtain_credential(ctx, answer, tool_config)
         if outcome is None:
-            continue  # the answer's secret is gone (another process took it): ask again
+            continue  # its secret died with the process that got it: ask again
         del context.actions.requested_auth_configs[call_id]
         if isinstance(outcome, dict):
             results[call_id] = outcome

@@ -135,11 +135,14 @@ def _derived_verifier(client_secret: str, state: str) -> str:
     return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode("ascii")
 
 
-def _code_verifier(answer: OAuth2Auth, client: _Client) -> str | None:
-    """The PKCE verifier of the sign-in ``answer`` answers: the one it carries, or the one
-    derived from the client secret when its ``auth_uri`` sent a challenge."""
+def _code_verifier(answer: OAuth2Auth, client: _Client, tool: OAuth2Auth | None) -> str | None:
+    """The PKCE verifier of the sign-in ``answer`` answers: the one it carries (or the
+    tool's own, with its own ``auth_uri``), or the one derived from the client secret
+    when its ``auth_uri`` sent a challenge."""
     if answer.code_verifier:
         return answer.code_verifier
+    if tool is not None and tool.code_verifier:
+        return tool.code_verifier
     if not (client.client_secret and answer.state and answer.auth_uri):
         return None
     if "code_challenge" not in dict(parse_qsl(urlsplit(answer.auth_uri).query)):
@@ -281,7 +284,7 @@ async def exchange(
     form = {"grant_type": "authorization_code", "code": code}
     if redirect_uri:
         form["redirect_uri"] = redirect_uri
-    verifier = _code_verifier(answer, client)
+    verifier = _code_verifier(answer, client, raw.oauth2 if raw is not None else None)
     if verifier:
         form["code_verifier"] = verifier
     tokens = await _token_request(

@@ -113,8 +113,10 @@ def user_request(auth_config: AuthConfig) -> AuthConfig:
     shows (e.g. written into a given ``auth_uri``).
     """
     asked = authorization_request(auth_config)
-    raw = auth_config.raw_auth_credential
-    confidential = raw is not None and raw.oauth2 is not None and bool(raw.oauth2.client_secret)
+    confidential = any(
+        credential is not None and credential.oauth2 is not None and credential.oauth2.client_secret
+        for credential in (auth_config.raw_auth_credential, auth_config.exchanged_auth_credential)
+    )
     shown = without_secrets(asked, keep_code_verifier=not confidential)
     oauth2 = shown.exchanged_auth_credential.oauth2 if shown.exchanged_auth_credential else None
     if oauth2 is not None and oauth2.auth_uri:
