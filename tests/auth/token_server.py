@@ -51,6 +51,12 @@ class FakeProvider:
         self.next_failure: tuple[int, str, str] | None = None
         """(status, content type, body) to answer the next token request with."""
         self.requests: list[TokenRequest] = []
+        self.client_secret = CLIENT_SECRET
+        """The secret the token endpoint expects of client ``CLIENT_ID``."""
+        self.token_tag = ""
+        """Appended to every token issued (a test searching for tokens makes them unique)."""
+        self.issued: list[str] = []
+        """Every access, refresh and ID token issued, in order."""
         self._codes: dict[str, _Grant] = {}
         self._refresh_tokens: dict[str, _Grant] = {}
         self._counter = itertools.count(1)
@@ -107,7 +113,7 @@ class FakeProvider:
         if authorization.startswith("Basic "):
             pair = base64.b64decode(authorization.removeprefix("Basic ")).decode()
             client_id, _, secret = (unquote(part) for part in pair.partition(":"))
-        if client_id != CLIENT_ID or secret != CLIENT_SECRET:
+        if client_id != CLIENT_ID or secret != self.client_secret:
             return 401, {"error": "invalid_client", "error_description": "Unknown client"}
         grant_type = form.get("grant_type")
         with self._lock:
@@ -141,16 +147,20 @@ class FakeProvider:
 
     def _issue(self, grant: _Grant, *, with_refresh_token: bool) -> dict[str, Any]:
         number = next(self._counter)
-        tokens: dict[str, Any] = {"access_token": f"at-{number}", "token_type": "Bearer"}
+        tag = self.token_tag
+        tokens: dict[str, Any] = {"access_token": f"at-{number}{tag}", "token_type": "Bearer"}
         if self.expires_in is not None:
             tokens["expires_in"] = self.expires_in
         if with_refresh_token:
-            tokens["refresh_token"] = f"rt-{number}"
+            tokens["refresh_token"] = f"rt-{number}{tag}"
             self._refresh_tokens[tokens["refresh_token"]] = grant
         if grant.scope:
             tokens["scope"] = grant.scope
         if "openid" in grant.scope.split():
-            tokens["id_token"] = f"idt-{number}"
+            tokens["id_token"] = f"idt-{number}{tag}"
+        self.issued += [
+            tokens[k] for k in ("access_token", "refresh_token", "id_token") if k in tokens
+        ]
         return tokens
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

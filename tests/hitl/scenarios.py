@@ -291,7 +291,9 @@ API_KEY = AuthConfig(auth_scheme=APIKey(in_=APIKeyIn.header, name="X-Api-Key"))
 
 
 async def weather(city: str, tool_context: ToolContext) -> dict[str, Any]:
-    """The weather in a city (needs an API key)."""
+    """The weather in a city (needs an API key; dies when CAIRN_HITL_DIE=weather)."""
+    if os.environ.get("CAIRN_HITL_DIE") == "weather":
+        os.kill(os.getpid(), signal.SIGKILL)
     credential = tool_context.get_auth_response(API_KEY) or await tool_context.load_credential(
         API_KEY
     )
@@ -319,7 +321,7 @@ def oauth_config() -> AuthConfig:
             auth_type=AuthCredentialTypes.OAUTH2,
             oauth2=OAuth2Auth(
                 client_id="cairn-test-client",
-                client_secret="client-s3cret",
+                client_secret=os.environ.get("CAIRN_HITL_OAUTH_SECRET", "client-s3cret"),
                 redirect_uri="http://127.0.0.1/callback",
             ),
         ),
@@ -336,7 +338,7 @@ async def calendar(day: str, tool_context: ToolContext) -> dict[str, Any]:
         tool_context.request_credential(config)
         return {"status": "waiting for sign-in"}
     ran("calendar")
-    return {"day": day, "token": credential.oauth2.access_token}
+    return {"day": day, "token_ends": (credential.oauth2.access_token or "")[-6:]}
 
 
 def _credential_key() -> BaseAgent:

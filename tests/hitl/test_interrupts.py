@@ -3,48 +3,9 @@ process and in a new one; answered work never runs twice."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
-from tests.hitl.driver import Driver
 from tests.hitl.scenarios import runs
-from tests.support.databases import postgres_database
-
-PLACES = [
-    ("memory", "same"),
-    ("sqlite", "same"),
-    ("sqlite", "new"),
-    ("postgres", "same"),
-    ("postgres", "new"),
-]
-
-
-@pytest.fixture(params=PLACES, ids=[f"{store}-{where}" for store, where in PLACES])
-async def place(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[tuple[str, str]]:
-    store, where = request.param
-    if store == "memory":
-        yield "memory://", where
-    elif store == "sqlite":
-        yield str(tmp_path / "sessions.db"), where
-    else:
-        async with postgres_database() as url:  # type: ignore[attr-defined]
-            yield url, where
-
-
-@pytest.fixture
-async def drive(place: tuple[str, str], tmp_path: Path) -> AsyncIterator[object]:
-    drivers: list[Driver] = []
-
-    def make(scenario: str) -> Driver:
-        driver = Driver(place[0], scenario, place[1], tmp_path / "runs.txt")
-        drivers.append(driver)
-        return driver
-
-    yield make
-    for driver in drivers:
-        await driver.close()
 
 
 async def test_tool_confirmation_approved(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -221,16 +182,6 @@ async def test_an_api_key_is_asked_for_once_then_kept(drive, tmp_path: Path) -> 
     assert runs(tmp_path / "runs.txt") == {"weather": 2}
 
 
-@pytest.fixture
-def oauth_provider():  # type: ignore[no-untyped-def]
-    from tests.auth.token_server import FakeProvider
-
-    with FakeProvider().running() as provider:
-        os.environ["CAIRN_HITL_OAUTH"] = provider.base_url
-        yield provider
-        os.environ.pop("CAIRN_HITL_OAUTH", None)
-
-
 async def test_oauth2_sign_in_exchanges_the_code_and_keeps_the_token(  # type: ignore[no-untyped-def]
     drive, oauth_provider, tmp_path: Path
 ) -> None:
@@ -242,10 +193,10 @@ async def test_oauth2_sign_in_exchanges_the_code_and_keeps_the_token(  # type: i
     answer = with_credential(interrupt, {"oauth2": {"authResponseUri": redirected}})
     done = await driver.step({"answer": [[interrupt.id, interrupt.name, answer]]})
     assert done.error is None and done.pending == []
-    assert '"token": "at-' in done.text
+    assert '"token_ends": "at-' in done.text
     [exchange] = oauth_provider.requests
     assert exchange.form["grant_type"] == "authorization_code" and exchange.form["code_verifier"]
     again = await driver.step({"say": "and tuesday?"})
-    assert again.pending == [] and '"token": "at-' in again.text
+    assert again.pending == [] and '"token_ends": "at-' in again.text
     assert len(oauth_provider.requests) == 1  # the kept token was used: no new sign-in
     assert runs(tmp_path / "runs.txt") == {"calendar": 2}

@@ -133,11 +133,13 @@ class Context:
         """Pause this tool call until the user supplies the credential ``auth_config`` needs.
 
         The tool should return after calling this. The request is an
-        ``adk_request_credential`` interrupt (for OAuth2 it carries the
-        ``auth_uri`` to send the user to); when the answer arrives, cairn
-        completes it (exchanging an OAuth2 code for tokens), saves it with the
-        Runner's ``credential_service`` if there is one, and runs the tool again:
-        ``get_auth_response(auth_config)`` then returns the credential.
+        ``adk_request_credential`` interrupt carrying ``auth_config`` without its
+        secrets (for OAuth2, with the ``auth_uri`` to send the user to). When the
+        answer arrives the tool runs again; when it asks again, cairn completes the
+        answer with the config it passes here (its client secret exchanges an OAuth2
+        code for tokens), saves it with the Runner's ``credential_service`` if there
+        is one, and runs the tool once more: ``get_auth_response(auth_config)`` then
+        returns the credential.
         """
         if self._function_call_id is None:
             raise ValueError(

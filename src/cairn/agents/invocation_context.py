@@ -71,6 +71,10 @@ class InvocationContext:
     """The id of the parent's call this (task or single_turn) agent is serving, if any."""
     flags: InvocationFlags = dataclasses.field(default_factory=InvocationFlags)
     """Shared with the views of the other agents in this invocation."""
+    credential_answers: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Answers to credential requests as the user sent them, by interrupt id: the log
+    stores them without their secrets (``cairn.auth.without_secrets``); only this
+    process, which received them, completes them (shared with the other views)."""
 
     @property
     def end_invocation(self) -> bool:

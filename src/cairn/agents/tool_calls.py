@@ -32,9 +32,10 @@ from cairn.auth import (
     AuthConfig,
     AuthCredential,
     CredentialError,
+    InvalidCredentialError,
     accept_auth_response,
-    authorization_request,
     complete_credential,
+    user_request,
 )
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions, ToolConfirmation
@@ -62,6 +63,16 @@ _PENDING = object()
 
 
 @dataclasses.dataclass
+class CredentialAnswer:
+    """A user's answer to a credential request, merged into the request (no tool secrets)."""
+
+    config: AuthConfig
+    whole: bool
+    """The answer as the user sent it (this process got it); False: as stored, its secrets
+    (an API key, tokens) left out."""
+
+
+@dataclasses.dataclass
 class TurnResult:
     """What running (or settling) a turn's calls produced."""
 
@@ -78,26 +89,20 @@ async def run_calls(
     tools: list[BaseTool],
     *,
     confirmations: dict[str, ToolConfirmation] | None = None,
-    credentials: dict[str, dict[str, AuthCredential]] | None = None,
+    credential_answers: dict[str, CredentialAnswer] | None = None,
     given: dict[str, Any] | None = None,
 ) -> TurnResult:
     """Run ``calls`` concurrently (``given`` results are used instead of running).
 
     ``confirmations`` carries a human's answer for calls that asked for one,
-    ``credentials`` the credentials users supplied (by call id, then credential key).
+    ``credential_answers`` the answers to calls' credential requests (by call id).
     """
     confirmations = confirmations or {}
-    credentials = credentials or {}
     given = given or {}
     by_name = {tool.name: tool for tool in tools}
     to_run = [call for call in calls if call.id not in given]
     contexts = [
-        Context(
-            ctx,
-            function_call_id=call.id,
-            tool_confirmation=confirmations.get(call.id or ""),
-            auth_responses=credentials.get(call.id or ""),
-        )
+        Context(ctx, function_call_id=call.id, tool_confirmation=confirmations.get(call.id or ""))
         for call in to_run
     ]
     outcomes = await asyncio.gather(
@@ -109,6 +114,10 @@ async def run_calls(
     results = dict(given)
     for call, outcome in zip(to_run, outcomes, strict=True):
         results[call.id or ""] = outcome
+    if credential_answers:
+        await _run_with_credentials(
+            agent, ctx, to_run, contexts, results, by_name, credential_answers
+        )
     actions = EventActions()
     for context in contexts:
         _merge_actions(actions, context.actions)
@@ -155,19 +164,67 @@ async def run_calls(
         events.append(request)
     if asked_auth:
         by_id = {call.id: call for call in calls}
+        # What the user is shown, in the call and in ADK's field: no secret reaches the log.
+        shown = {
+            call_id: user_request(_auth_config(config))
+            for call_id, config in asked_auth.items()
+            if call_id in by_id
+        }
         request = _interrupt_event(
             agent,
             ctx,
             REQUEST_CREDENTIAL_FUNCTION,
             [
-                (by_id[call_id], _credential_request(by_id[call_id], config))
-                for call_id, config in asked_auth.items()
-                if call_id in by_id
+                (by_id[call_id], _credential_request(by_id[call_id], asked))
+                for call_id, asked in shown.items()
             ],
         )
-        request.actions.requested_auth_configs = asked_auth
+        request.actions.requested_auth_configs = shown
         events.append(request)
     return TurnResult(events, pending)
+
+
+async def _run_with_credentials(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    calls: list[types.FunctionCall],
+    contexts: list[Context],
+    results: dict[str, Any],
+    by_name: dict[str, BaseTool],
+    answers: dict[str, CredentialAnswer],
+) -> None:
+    """Calls that asked again for a credential whose answer is here: complete the answer
+    with the auth config the tool just handed over (its secrets are the tool's own, in
+    this process), save it, and run the call once more with the credential."""
+    again: list[int] = []
+    for index, (call, context) in enumerate(zip(calls, contexts, strict=True)):
+        call_id = call.id or ""
+        answer = answers.get(call_id)
+        asked = context.actions.requested_auth_configs.get(call_id)
+        if answer is None or asked is None:
+            continue
+        tool_config = _auth_config(asked)
+        if tool_config.key != answer.config.key:
+            continue  # it asks for another credential: a new request
+        outcome = await _obtain_credential(ctx, answer, tool_config)
+        if outcome is None:
+            continue  # its secret died with the process that got it: ask again
+        del context.actions.requested_auth_configs[call_id]
+        if isinstance(outcome, dict):
+            results[call_id] = outcome
+            continue
+        contexts[index] = Context(
+            ctx,
+            function_call_id=call.id,
+            tool_confirmation=context.tool_confirmation,
+            auth_responses={tool_config.key: outcome},
+        )
+        again.append(index)
+    outcomes = await asyncio.gather(
+        *(_run_one(agent, by_name.get(calls[i].name or ""), calls[i], contexts[i]) for i in again)
+    )
+    for index, outcome in zip(again, outcomes, strict=True):
+        results[calls[index].id or ""] = outcome
 
 
 async def _needs_confirmation(tool: BaseTool, args: dict[str, Any], context: Context) -> bool:
@@ -304,7 +361,7 @@ async def settle(
     """Finish what the answers allow of a resumed turn; ask about calls found in doubt."""
     by_name = {tool.name: tool for tool in tools}
     confirmations: dict[str, ToolConfirmation] = {}
-    credentials: dict[str, dict[str, AuthCredential]] = {}
+    credential_answers: dict[str, CredentialAnswer] = {}
     given: dict[str, Any] = {}
     runnable: list[types.FunctionCall] = []
     in_doubt: list[types.FunctionCall] = []
@@ -327,10 +384,9 @@ async def settle(
                 )
                 runnable.append(call)
             elif interrupt.kind == "credential":
-                outcome = await _obtain_credential(ctx, interrupt, answer)
-                if isinstance(outcome, AuthConfig):
-                    assert outcome.exchanged_auth_credential is not None
-                    credentials[call_id] = {outcome.key: outcome.exchanged_auth_credential}
+                outcome = _accept_answer(ctx, interrupt, answer)
+                if isinstance(outcome, CredentialAnswer):
+                    credential_answers[call_id] = outcome
                     runnable.append(call)
                 else:
                     given[call_id] = outcome
@@ -355,7 +411,7 @@ async def settle(
             runnable + [c for c in turn.calls if c.id in given],
             tools,
             confirmations=confirmations,
-            credentials=credentials,
+            credential_answers=credential_answers,
             given=given,
         )
     if in_doubt:
@@ -383,27 +439,47 @@ async def settle(
     return result
 
 
-async def _obtain_credential(
-    ctx: InvocationContext, interrupt: Interrupt, answer: Any
-) -> AuthConfig | dict[str, Any]:
-    """The requested config with the user's credential completed (an OAuth2 code exchanged
-    for tokens) and saved, or an error result for the model if that failed."""
+def _accept_answer(
+    ctx: InvocationContext, interrupt: Interrupt, stored: Any
+) -> CredentialAnswer | dict[str, Any]:
+    """The user's answer merged into the request it answers (the whole answer if this
+    process received it, else the stored one), or an error result for the model."""
+    whole = ctx.credential_answers.get(interrupt.id)
     requested = AuthConfig.model_validate(interrupt.args.get("authConfig") or {})
     try:
-        answered = accept_auth_response(requested, answer)
-        credential = await complete_credential(answered)
+        answered = accept_auth_response(requested, whole if whole is not None else stored)
     except CredentialError as error:
         return {"error": f"the credential could not be obtained: {error}"}
-    completed = answered.model_copy(update={"exchanged_auth_credential": credential})
+    return CredentialAnswer(answered, whole is not None)
+
+
+async def _obtain_credential(
+    ctx: InvocationContext, answer: CredentialAnswer, tool_config: AuthConfig
+) -> AuthCredential | dict[str, Any] | None:
+    """The credential ``answer`` leads to with the tool's own client (an OAuth2 code
+    exchanged for tokens), saved; an error result for the model if that failed; None if
+    the answer lacks a secret it had before it was stored (the user is asked again)."""
+    config = answer.config.model_copy(
+        update={"raw_auth_credential": tool_config.raw_auth_credential}
+    )
+    try:
+        credential = await complete_credential(config)
+    except InvalidCredentialError as error:
+        if not answer.whole:
+            logger.info("the stored answer for %r lacks its secret: asking again", config.key)
+            return None
+        return {"error": f"the credential could not be obtained: {error}"}
+    except CredentialError as error:
+        return {"error": f"the credential could not be obtained: {error}"}
     if ctx.credential_service is not None:
+        completed = config.model_copy(update={"exchanged_auth_credential": credential})
         await ctx.credential_service.save_credential(completed, Context(ctx))
-    return completed
+    return credential
 
 
-def _credential_request(call: types.FunctionCall, config: Any) -> dict[str, Any]:
-    """The arguments of a credential request: ADK's (functionCallId, authConfig) and a message."""
-    auth_config = config if isinstance(config, AuthConfig) else AuthConfig.model_validate(config)
-    asked = authorization_request(auth_config)
+def _credential_request(call: types.FunctionCall, asked: AuthConfig) -> dict[str, Any]:
+    """The arguments of a credential request: ADK's (functionCallId, authConfig) and a
+    message; ``asked`` is what the user is shown (``cairn.auth.user_request``)."""
     where = ""
     oauth2 = asked.exchanged_auth_credential.oauth2 if asked.exchanged_auth_credential else None
     if oauth2 is not None and oauth2.auth_uri:
@@ -413,6 +489,10 @@ def _credential_request(call: types.FunctionCall, config: Any) -> dict[str, Any]
         "authConfig": asked.model_dump(by_alias=True, exclude_none=True, mode="json"),
         "message": f"The call {call.name}(...) needs a credential ({asked.key}).{where}",
     }
+
+
+def _auth_config(config: Any) -> AuthConfig:
+    return config if isinstance(config, AuthConfig) else AuthConfig.model_validate(config)
 
 
 # -- helpers --------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Credentials for tools: auth schemes, credentials, OAuth2, and where they are kept.
 
 A tool describes what it needs with an ``AuthConfig`` (an OpenAPI-style
-``auth_scheme`` plus what it was configured with). ``authorization_request``
-prepares what a user is asked; ``complete_credential`` turns the answer into
-a usable ``AuthCredential``; a credential service keeps it per app and user.
+``auth_scheme`` plus what it was configured with). ``user_request``
+prepares what a user is asked, without secrets; ``complete_credential`` turns
+the answer into a usable ``AuthCredential``; a credential service keeps it per
+app and user.
 """
 
 from cairn.auth.auth_credential import (
@@ -57,6 +58,7 @@ from cairn.auth.oauth2 import (
     refresh,
     uses_oauth2,
 )
+from cairn.auth.redaction import user_request, without_secrets
 
 __all__ = [
     "EXPIRY_SKEW_SECONDS",
@@ -99,5 +101,7 @@ __all__ = [
     "is_expired",
     "new_encryption_key",
     "refresh",
+    "user_request",
     "uses_oauth2",
+    "without_secrets",
 ]

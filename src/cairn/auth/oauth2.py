@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
+import hmac
 import secrets
 import time
 from typing import Any
@@ -127,19 +128,43 @@ def _with_query(url: str, params: dict[str, str]) -> str:
     return urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))
 
 
+def _derived_verifier(client_secret: str, state: str) -> str:
+    """A confidential client's PKCE verifier: an HMAC of the request's ``state`` under the
+    client secret, so the exchange can derive it again and the request need not carry it."""
+    mac = hmac.new(client_secret.encode(), b"cairn-pkce-verifier:" + state.encode(), "sha256")
+    return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode("ascii")
+
+
+def _code_verifier(answer: OAuth2Auth, client: _Client, tool: OAuth2Auth | None) -> str | None:
+    """The PKCE verifier of the sign-in ``answer`` answers: the one it carries (or the
+    tool's own, with its own ``auth_uri``), or the one derived from the client secret
+    when its ``auth_uri`` sent a challenge."""
+    if answer.code_verifier:
+        return answer.code_verifier
+    if tool is not None and tool.code_verifier:
+        return tool.code_verifier
+    if not (client.client_secret and answer.state and answer.auth_uri):
+        return None
+    if "code_challenge" not in dict(parse_qsl(urlsplit(answer.auth_uri).query)):
+        return None
+    return _derived_verifier(client.client_secret, answer.state)
+
+
 def _pkce_challenge(verifier: str) -> str:
     digest = hashlib.sha256(verifier.encode("ascii")).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
 def authorization_request(auth_config: AuthConfig) -> AuthConfig:
-    """A copy of ``auth_config`` ready to be shown to a user.
+    """A copy of ``auth_config`` with the sign-in prepared (it still holds the tool's
+    secrets: what a user is shown is ``cairn.auth.user_request``).
 
     For the authorization-code flow, ``exchanged_auth_credential.oauth2`` gets
     ``auth_uri`` (the provider's sign-in page with ``response_type=code``, the
     client id, the redirect URI if the tool set one, the scopes, a fresh random
     ``state`` and a PKCE S256 ``code_challenge``), that ``state`` and the
-    ``code_verifier`` the exchange will prove. A client that did not know the
+    ``code_verifier`` the exchange will prove (with a client secret, derived from it and
+    the ``state``, so the exchange can derive it again). A client that did not know the
     redirect URI appends ``&redirect_uri=...`` and returns it in its answer.
     If the tool's raw credential already has an ``auth_uri``, it is used as is.
     Other schemes (API key, HTTP, client credentials) need nothing prepared:
@@ -157,7 +182,10 @@ def authorization_request(auth_config: AuthConfig) -> AuthConfig:
         prepared = given.model_copy(update={"client_secret": None})
     else:
         state = secrets.token_urlsafe(32)
-        verifier = secrets.token_urlsafe(64)
+        if client.client_secret:
+            verifier = _derived_verifier(client.client_secret, state)
+        else:
+            verifier = secrets.token_urlsafe(64)
         scopes = given.scopes if given.scopes is not None else flow.scopes
         params = {"response_type": "code", "client_id": client.client_id}
         if given.redirect_uri:
@@ -256,8 +284,9 @@ async def exchange(
     form = {"grant_type": "authorization_code", "code": code}
     if redirect_uri:
         form["redirect_uri"] = redirect_uri
-    if answer.code_verifier:
-        form["code_verifier"] = answer.code_verifier
+    verifier = _code_verifier(answer, client, raw.oauth2 if raw is not None else None)
+    if verifier:
+        form["code_verifier"] = verifier
     tokens = await _token_request(
         auth_config, flow.token_url, form, client, http_client, CredentialExchangeError
     )

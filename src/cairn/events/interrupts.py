@@ -57,6 +57,8 @@ class Interrupt(CamelModel):
       ``response_schema`` if one is given.
     - ``confirmation``: ``{"confirmed": true|false, "payload": ...}``.
     - ``credential``: the auth config with the credential filled in (see ``cairn.auth``).
+      The request's config carries no secret, and the answer is stored without its
+      secrets (``cairn.auth.without_secrets``).
     - ``in_doubt``: ``{"rerun": true}`` to run the tool again, or ``{"result": ...}``
       to record what it returned.
     - ``long_running``: the tool's result.

@@ -9,7 +9,7 @@ from typing import Any
 from google.genai import types
 from pydantic import ValidationError
 
-from cairn.auth import AuthConfig, CredentialError, accept_auth_response
+from cairn.auth import AuthConfig, CredentialError, accept_auth_response, without_secrets
 from cairn.errors import InterruptNotPendingError, InvalidAnswerError
 from cairn.events.event import Event
 from cairn.events.interrupts import (
@@ -44,6 +44,31 @@ class Answers:
             for part in message.parts or []
         ]
         return message.model_copy(update={"parts": parts})
+
+    def stored_apart(self, message: types.Content) -> tuple[types.Content, dict[str, Any]]:
+        """``message`` as it is stored, its credential answers without their secrets (an
+        API key, tokens, a client secret; ``without_secrets``), and those answers as sent,
+        by interrupt id, which only this process keeps, to complete them."""
+        credential_ids = {i.id for i in self.interrupts if i.kind == "credential"}
+        whole: dict[str, Any] = {}
+        parts = []
+        for part in message.parts or []:
+            response = part.function_response
+            if response is None or response.id not in credential_ids:
+                parts.append(part)
+                continue
+            whole[response.id or ""] = response.response
+            given = AuthConfig.model_validate(response.response or {})
+            named = "credential_key" in given.model_fields_set
+            stored = without_secrets(given).model_dump(
+                mode="json", exclude_none=True, exclude=None if named else {"credential_key"}
+            )
+            parts.append(
+                part.model_copy(
+                    update={"function_response": response.model_copy(update={"response": stored})}
+                )
+            )
+        return message.model_copy(update={"parts": parts}), whole
 
     @property
     def branch(self) -> str | None:

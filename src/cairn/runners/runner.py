@@ -271,6 +271,7 @@ class Runner:
             session = await self._load_session(user_id, session_id, window, complete=resuming)
             bind_lease(session, lease)
             answers = None
+            credential_answers: dict[str, Any] = {}
             if responses:
                 # Answers to calls of an earlier invocation resume that invocation; an answer
                 # to nothing pending is refused before anything is stored.
@@ -289,7 +290,9 @@ class Runner:
                     )
                 invocation_id, continuing = answers.invocation_id, True
                 if new_message is not None:
-                    new_message = answers.named(new_message)
+                    new_message, credential_answers = answers.stored_apart(
+                        answers.named(new_message)
+                    )
             if not continuing and session.events:
                 stopped = interrupted_calls(session.events[-1], set())
                 if stopped:
@@ -319,6 +322,7 @@ class Runner:
                 credential_service=self.credential_service,
                 run_config=run_config,
                 plugin_manager=self.plugin_manager,
+                credential_answers=credential_answers,
             )
             user_event = await self._user_event(ctx, new_message, state_delta)
             if user_event is not None and answers is not None:

@@ -20,7 +20,10 @@ class Vault(BaseAgent):
             for r in e.get_function_responses()
         }
         if "ask-key" in answers:
-            config = answers["ask-key"] or {}
+            # The log keeps the answer without its key; the answer as sent is this process's.
+            stored = answers["ask-key"] or {}
+            assert "apiKey" not in stored["exchangedAuthCredential"]
+            config = ctx.credential_answers["ask-key"]
             key = config["exchangedAuthCredential"]["apiKey"]
             text = f"got key {key} for {config['authScheme']['name']}"
             yield Event(content=types.Content(role="model", parts=[types.Part(text=text)]))

@@ -20,6 +20,8 @@ logger = logging.getLogger(__name__)
 
 _ONE_TIME_FIELDS = {"auth_uri", "state", "auth_response_uri", "auth_code", "code_verifier"}
 """OAuth2 values used once, during the sign-in; never stored."""
+_TOOL_FIELDS = {"client_secret"}
+"""The tool's own secret: read from its auth config when needed, never stored per user."""
 
 
 class _Owner(Protocol):
@@ -141,7 +143,8 @@ class BaseCredentialService(abc.ABC):
 
         The credential must be usable for the scheme (``check_credential``: an
         API key, HTTP credentials, an OAuth2 access token); OAuth2 values used
-        only during the sign-in (code, state, PKCE verifier) are not stored.
+        only during the sign-in (code, state, PKCE verifier) and the tool's client
+        secret (read from its auth config when needed) are not stored.
         """
         key = auth_config.key
         owner = _owner(app_name, user_id, key)
@@ -198,5 +201,5 @@ class BaseCredentialService(abc.ABC):
 def _without_one_time_values(credential: AuthCredential) -> AuthCredential:
     if credential.oauth2 is None:
         return credential.model_copy(deep=True)
-    kept = credential.oauth2.model_copy(update=dict.fromkeys(_ONE_TIME_FIELDS))
+    kept = credential.oauth2.model_copy(update=dict.fromkeys(_ONE_TIME_FIELDS | _TOOL_FIELDS))
     return credential.model_copy(deep=True, update={"oauth2": kept})
