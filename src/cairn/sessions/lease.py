@@ -180,8 +180,8 @@ async def hold_session(
 
     async def release() -> None:
         renewal.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await renewal
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await renewal  # a renewal that failed (store unavailable) still leaves a release due
         await service.release_session_lease(**key, holder=holder, generation=lease.generation)
 
     renewal = asyncio.create_task(renew())
