@@ -111,6 +111,7 @@ def test_options_become_the_contracts_environment(tmp_path: Path) -> None:
         cors_origins=("http://a.test", "http://b.test"),
         api_key="k",
         max_body_bytes=10,
+        lease_ttl=90.0,
         auto_create_session=True,
     )
     assert environment == {
@@ -122,6 +123,7 @@ def test_options_become_the_contracts_environment(tmp_path: Path) -> None:
         "CAIRN_CORS_ORIGINS": "http://a.test,http://b.test",
         "CAIRN_API_KEY": "k",
         "CAIRN_MAX_BODY_BYTES": "10",
+        "CAIRN_LEASE_TTL": "90.0",
         "CAIRN_AUTO_CREATE_SESSION": "1",
     }
     plain = _environment(
@@ -133,6 +135,7 @@ def test_options_become_the_contracts_environment(tmp_path: Path) -> None:
         cors_origins=(),
         api_key=None,
         max_body_bytes=None,
+        lease_ttl=None,
         auto_create_session=False,
     )
     assert plain == {"CAIRN_AGENTS_DIR": str(tmp_path.resolve()), "CAIRN_WEB": None}

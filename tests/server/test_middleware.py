@@ -102,13 +102,18 @@ async def test_settings_from_the_environment() -> None:
             "CAIRN_MAX_BODY_BYTES": "10",
             "CAIRN_WEB": "1",
             "CAIRN_AUTO_CREATE_SESSION": "1",
+            "CAIRN_LEASE_TTL": "2.5",
         }
     )
     assert settings.cors_origins == ["http://a", "http://b"]
+    assert settings.lease_ttl == 2.5 and ServerSettings.from_env({}).lease_ttl == 30.0
     assert (settings.max_body_bytes, settings.web, settings.auto_create_session) == (10, True, True)
     assert ServerSettings.from_env({}).store is None
     with pytest.raises(ValueError, match="CAIRN_MAX_BODY_BYTES"):
         ServerSettings.from_env({"CAIRN_MAX_BODY_BYTES": "lots"})
+    for ttl in ("soon", "0", "-1"):
+        with pytest.raises(ValueError, match=r"lease_ttl|CAIRN_LEASE_TTL"):
+            ServerSettings.from_env({"CAIRN_LEASE_TTL": ttl})
 
 
 async def test_one_agent_file_is_served_as_the_only_app() -> None:

@@ -673,8 +673,10 @@ def check_lease(connection: Connection, key: SessionKey, lease: SessionLease) ->
         raise lease_lost(key, lease, current[0] if current is not None else None)
 
 
-# A lease is advisory and expires by itself, so its writes need not wait for the disk: losing
-# one in a power cut only frees a session early. The SQLite store reads the `durable` marker.
+# A lease expires by itself, so its writes need not wait for the disk: losing one in a power cut
+# frees a session early, or refuses its new holder's appends (LeaseLostError); it never lets two
+# holders commit, because a durable append flushes every lease write before it. The SQLite store
+# reads the `durable` marker.
 def acquire_lease(
     connection: Connection,
     key: SessionKey,
