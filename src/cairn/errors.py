@@ -119,7 +119,8 @@ class InvalidStateValueError(CairnError, TypeError):
         super().__init__(
             f"state key {key!r} in {where} holds a value that is not plain JSON: "
             f"{location} is {value_type}. cairn stores state as JSON only (dict with str keys, "
-            "list, str without U+0000, int, finite float, bool, None). Convert it first, e.g. "
+            "list, str without U+0000 or lone surrogates, int of at most 4300 digits, finite "
+            "float, bool, None; nested at most 100 levels). Convert it first, e.g. "
             "model.model_dump(mode='json') for a pydantic model or list(...) for a tuple or set. "
             "Nothing was stored."
         )
@@ -248,4 +249,22 @@ class InvocationInterruptedError(_AboutSession, CairnError, RuntimeError):
             f"run_async(invocation_id={invocation_id!r}) before sending a new message: idempotent "
             "tools run again, the others are offered to you to re-run or to answer with their "
             "result. Nothing was stored."
+        )
+
+
+class InvalidIdError(CairnError, ValueError):
+    """An app name, user id or session id that breaks cairn's id rule (``cairn.sessions.ids``)."""
+
+    def __init__(self, *, which: str, value: object, reason: str) -> None:
+        self.which = which
+        self.value = value
+        shown = (
+            repr(value[:40]) + "..."
+            if isinstance(value, str | bytes) and len(value) > 40
+            else repr(value)
+        )
+        super().__init__(
+            f"the {which} {shown} is not a valid id: {reason}. An id is a non-empty str of at "
+            "most 128 characters, without control characters (U+0000-U+001F, U+007F-U+009F) "
+            "or lone surrogates. Nothing was stored."
         )

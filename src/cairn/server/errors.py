@@ -16,6 +16,7 @@ from cairn.errors import (
     InvalidAnswerError,
     InvalidCursorError,
     InvalidEventError,
+    InvalidIdError,
     InvalidStateValueError,
     InvocationInterruptedError,
     InvocationNotFoundError,
@@ -58,6 +59,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (UnsupportedArtifactError, 422),
     (InvalidRequestError, 422),
     (StoreUnavailableError, 503),
+    (InvalidIdError, 422),
 ]
 
 

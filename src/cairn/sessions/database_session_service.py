@@ -16,6 +16,7 @@ from cairn.errors import StoreUnavailableError
 from cairn.events.event import Event
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.ids import check_ids
 from cairn.sessions.session import Session
 from cairn.sessions.sql import postgres_direct as direct_sql
 from cairn.sessions.sql.engines import (
@@ -221,6 +222,7 @@ class DatabaseSessionService(SqlSessionStore):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
+        check_ids(app_name, user_id, session_id)
         if not self._has_direct():
             return await super().get_session(
                 app_name=app_name, user_id=user_id, session_id=session_id, config=config
@@ -244,6 +246,7 @@ class DatabaseSessionService(SqlSessionStore):
     async def acquire_session_lease(
         self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
     ) -> str | None:
+        check_ids(app_name, user_id, session_id)
         if not self._has_direct():
             return await super().acquire_session_lease(
                 app_name=app_name, user_id=user_id, session_id=session_id, holder=holder, ttl=ttl
@@ -256,6 +259,7 @@ class DatabaseSessionService(SqlSessionStore):
     async def release_session_lease(
         self, *, app_name: str, user_id: str, session_id: str, holder: str
     ) -> None:
+        check_ids(app_name, user_id, session_id)
         if not self._has_direct():
             return await super().release_session_lease(
                 app_name=app_name, user_id=user_id, session_id=session_id, holder=holder

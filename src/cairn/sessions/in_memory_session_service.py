@@ -23,6 +23,7 @@ from cairn.sessions.base_session_service import (
     new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.ids import check_ids, check_owner
 from cairn.sessions.paging import (
     Direction,
     EventPage,
@@ -136,7 +137,7 @@ class InMemorySessionService(BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        session_id, initial = new_session_identity(session_id, state)
+        session_id, initial = new_session_identity(app_name, user_id, session_id, state)
         scoped = split_by_scope(initial)
         with self._lock:
             if self._find(app_name, user_id, session_id) is not None:
@@ -206,6 +207,7 @@ class InMemorySessionService(BaseSessionService):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
+        check_ids(app_name, user_id, session_id)
         with self._lock:
             stored = self._find(app_name, user_id, session_id)
             if stored is None:
@@ -227,6 +229,7 @@ class InMemorySessionService(BaseSessionService):
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
+        check_owner(app_name, user_id)
         with self._lock:
             found = self._sessions_of(app_name, user_id)
             found.sort(key=lambda s: (s.last_update_time, s.id))
@@ -237,6 +240,7 @@ class InMemorySessionService(BaseSessionService):
             return sorted({app for (app, _), by_id in self._sessions.items() if by_id})
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        check_ids(app_name, user_id, session_id)
         with self._lock:
             by_id = self._sessions.get((app_name, user_id))
             if by_id is not None:
@@ -245,6 +249,7 @@ class InMemorySessionService(BaseSessionService):
     async def get_initial_state(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> dict[str, Any] | None:
+        check_ids(app_name, user_id, session_id)
         with self._lock:
             stored = self._find(app_name, user_id, session_id)
             return None if stored is None else copy_json(stored.initial_state)
@@ -321,6 +326,7 @@ class InMemorySessionService(BaseSessionService):
         limit: int = 50,
         cursor: str | None = None,
     ) -> SessionPage:
+        check_owner(app_name, user_id)
         check_limit(limit)
         after = decode_cursor("sessions", cursor) if cursor is not None else None
         with self._lock:
@@ -338,6 +344,7 @@ class InMemorySessionService(BaseSessionService):
         return SessionPage(sessions=sessions, next_cursor=next_sessions_cursor(sessions, more))
 
     async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
+        check_owner(app_name, user_id)
         with self._lock:
             return len(self._sessions_of(app_name, user_id))
 
@@ -351,6 +358,7 @@ class InMemorySessionService(BaseSessionService):
         cursor: str | None = None,
         direction: Direction = "forward",
     ) -> EventPage:
+        check_ids(app_name, user_id, session_id)
         check_limit(limit)
         position = decode_cursor(direction, cursor)[0] if cursor is not None else None
         with self._lock:
@@ -379,6 +387,7 @@ class InMemorySessionService(BaseSessionService):
     async def acquire_session_lease(
         self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
     ) -> str | None:
+        check_ids(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         now = time.monotonic()
         with self._lock:
@@ -391,6 +400,7 @@ class InMemorySessionService(BaseSessionService):
     async def release_session_lease(
         self, *, app_name: str, user_id: str, session_id: str, holder: str
     ) -> None:
+        check_ids(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         with self._lock:
             current = self._leases.get(key)

@@ -22,6 +22,7 @@ from cairn.sessions.base_session_service import (
     new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.ids import check_ids, check_owner
 from cairn.sessions.paging import (
     Direction,
     EventPage,
@@ -57,8 +58,7 @@ class SqlSessionStore(BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        session_id, initial = new_session_identity(session_id, state)
-        ops.check_names(app_name, user_id, session_id)
+        session_id, initial = new_session_identity(app_name, user_id, session_id, state)
         key = (app_name, user_id, session_id)
         rows = ops.state_rows(key, split_by_scope(initial))
         try:
@@ -81,7 +81,6 @@ class SqlSessionStore(BaseSessionService):
         events: list[Event],
         last_update_time: float | None = None,
     ) -> Session:
-        ops.check_names(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         rows = ops.state_rows(key, split_by_scope(state))
         event_rows = [
@@ -123,6 +122,7 @@ class SqlSessionStore(BaseSessionService):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
+        check_ids(app_name, user_id, session_id)
         return await self._transaction(
             ops.load_session, (app_name, user_id, session_id), config, write=False
         )
@@ -130,6 +130,7 @@ class SqlSessionStore(BaseSessionService):
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
+        check_owner(app_name, user_id)
         found = await self._transaction(ops.list_sessions, app_name, user_id, write=False)
         return ListSessionsResponse(sessions=found)
 
@@ -137,11 +138,13 @@ class SqlSessionStore(BaseSessionService):
         return await self._transaction(ops.list_app_names, write=False)
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        check_ids(app_name, user_id, session_id)
         await self._transaction(ops.delete_session, (app_name, user_id, session_id), write=True)
 
     async def get_initial_state(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> dict[str, Any] | None:
+        check_ids(app_name, user_id, session_id)
         return await self._transaction(
             ops.initial_state, (app_name, user_id, session_id), write=False
         )
@@ -155,6 +158,7 @@ class SqlSessionStore(BaseSessionService):
         limit: int = 50,
         cursor: str | None = None,
     ) -> SessionPage:
+        check_owner(app_name, user_id)
         check_limit(limit)
         after = decode_cursor("sessions", cursor) if cursor is not None else None
         page, more = await self._transaction(
@@ -163,6 +167,7 @@ class SqlSessionStore(BaseSessionService):
         return SessionPage(sessions=page, next_cursor=next_sessions_cursor(page, more))
 
     async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
+        check_owner(app_name, user_id)
         return await self._transaction(ops.count_sessions, app_name, user_id, write=False)
 
     async def list_events(
@@ -175,6 +180,7 @@ class SqlSessionStore(BaseSessionService):
         cursor: str | None = None,
         direction: Direction = "forward",
     ) -> EventPage:
+        check_ids(app_name, user_id, session_id)
         check_limit(limit)
         position = decode_cursor(direction, cursor)[0] if cursor is not None else None
         key = (app_name, user_id, session_id)
@@ -231,6 +237,7 @@ class SqlSessionStore(BaseSessionService):
     async def acquire_session_lease(
         self, *, app_name: str, user_id: str, session_id: str, holder: str, ttl: float
     ) -> str | None:
+        check_ids(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         try:
             return await self._transaction(ops.acquire_lease, key, holder, ttl, write=True)
@@ -240,6 +247,7 @@ class SqlSessionStore(BaseSessionService):
     async def release_session_lease(
         self, *, app_name: str, user_id: str, session_id: str, holder: str
     ) -> None:
+        check_ids(app_name, user_id, session_id)
         await self._transaction(
             ops.release_lease, (app_name, user_id, session_id), holder, write=True
         )
