@@ -49,6 +49,7 @@ from cairn.errors import (
     SessionBusyError,
     SessionNotFoundError,
     StaleSessionError,
+    StoreDamagedError,
     StoreUnavailableError,
 )
 from cairn.events import (
@@ -152,6 +153,7 @@ __all__ = [
     "SqliteSessionService",
     "StaleSessionError",
     "State",
+    "StoreDamagedError",
     "StoreUnavailableError",
     "StreamingMode",
     "ToolConfirmation",

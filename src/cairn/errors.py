@@ -268,3 +268,17 @@ class InvalidIdError(CairnError, ValueError):
             "most 128 characters, without control characters (U+0000-U+001F, U+007F-U+009F) "
             "or lone surrogates. Nothing was stored."
         )
+
+
+class StoreDamagedError(CairnError, RuntimeError):
+    """A SQLite store file is damaged: truncated, overwritten, or not a SQLite database."""
+
+    def __init__(self, *, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(
+            f"the SQLite store {path} is damaged or is not a cairn store: {problem}. cairn "
+            "changed nothing in it. Stop every process that uses it, restore it from a backup "
+            f"(or point --store at another file), then check it with `cairn verify --store "
+            f"{path}`."
+        )

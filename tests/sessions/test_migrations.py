@@ -20,7 +20,7 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import create_async_engine
 from tests.support.databases import mariadb_database, postgres_database
 
-from cairn import DatabaseSessionService, Event, SqliteSessionService
+from cairn import DatabaseSessionService, Event, SqliteSessionService, StoreDamagedError
 from cairn.sessions.sql.migrate import (
     SchemaError,
     _alembic_config,
@@ -99,7 +99,7 @@ async def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.db"
     path.write_bytes(b"these are my notes, not a database" * 100)
     store = SqliteSessionService(path)
-    with pytest.raises(SchemaError, match=r"notes.db is not a SQLite database"):
+    with pytest.raises(StoreDamagedError, match=r"notes.db is damaged.*not a database"):
         await store.get_session(app_name="a", user_id="u", session_id="s")
     assert path.read_bytes() == b"these are my notes, not a database" * 100
     await store.close()

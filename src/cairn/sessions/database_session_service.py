@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Connection
@@ -12,7 +13,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from cairn.errors import StoreUnavailableError
+from cairn.errors import StoreDamagedError, StoreUnavailableError
 from cairn.events.event import Event
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
 from cairn.sessions.config import GetSessionConfig
@@ -30,6 +31,7 @@ from cairn.sessions.sql.engines import (
 from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
 from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
 from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
+from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
 from cairn.sessions.sql.store import SqlSessionStore
 
 T = TypeVar("T")
@@ -135,13 +137,36 @@ class DatabaseSessionService(SqlSessionStore):
         engine = self._engines_here().writer
         if engine.dialect.name == "sqlite":
             engine = engine.execution_options(cairn_begin="BEGIN EXCLUSIVE")
+            if self._sqlite_file is not None:
+                await asyncio.to_thread(prepare_sqlite_file, self._sqlite_file)
         try:
             async with engine.begin() as connection:
                 report = await connection.run_sync(upgrade_schema)
-        except (OSError, InterfaceError, OperationalError) as exc:
+        except DBAPIError as exc:
+            damage = self._damage(exc)
+            if damage is not None:
+                raise damage from exc
+            if isinstance(exc, InterfaceError | OperationalError):
+                raise self._unavailable(exc) from exc
+            raise
+        except OSError as exc:
             raise self._unavailable(exc) from exc
         self._migrated = True
         return report
+
+    @property
+    def _sqlite_file(self) -> Path | None:
+        """The file of a SQLite store (None for other databases and in-memory SQLite)."""
+        database = self._url.database
+        if self._url.get_backend_name() != "sqlite" or database in (None, "", ":memory:"):
+            return None
+        return None if database.startswith("file:") else Path(database)
+
+    def _damage(self, exc: DBAPIError) -> StoreDamagedError | None:
+        """The damaged-file error a SQLite failure reports, if it is one."""
+        if self._url.get_backend_name() != "sqlite":
+            return None
+        return damage_of(self._sqlite_file or str(self._url.database), exc)
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
@@ -161,6 +186,9 @@ class DatabaseSessionService(SqlSessionStore):
                     # Begin, work and commit in one trip into synchronous code.
                     return await connection.run_sync(_in_transaction, operation, args)
             except DBAPIError as exc:
+                damage = self._damage(exc)
+                if damage is not None:
+                    raise damage from exc
                 if is_retryable(exc) and attempt + 1 < _RETRIES:
                     await asyncio.sleep(0.01 * 2**attempt)
                     continue
