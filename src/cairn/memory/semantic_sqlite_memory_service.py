@@ -122,7 +122,7 @@ class SemanticSqliteMemoryService(SqliteMemoryService):
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None:
             return self._connection
-        prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
+        prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout, connect=connect)
         # sqlite3's API, from sqlite3 or sqlean (see _vector_sqlite).
         connection: sqlite3.Connection = connect(self.path, timeout=self.busy_timeout)
         try:

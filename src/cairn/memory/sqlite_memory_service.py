@@ -149,7 +149,7 @@ class SqliteMemoryService(BaseMemoryService):
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._executor, lambda: work(self._connect()))
-        except sqlite3.DatabaseError as exc:
+        except Exception as exc:  # sqlite3's errors, or sqlean's (the semantic store)
             damage = damage_of(self.path, exc)
             if damage is None:
                 raise

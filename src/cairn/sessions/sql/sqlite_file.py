@@ -17,7 +17,9 @@ import os
 import sqlite3
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from cairn.errors import StoreDamagedError
 
@@ -31,10 +33,16 @@ _checked: set[str] = set()
 _lock = threading.Lock()
 
 
-def prepare_sqlite_file(path: Path, *, busy_timeout: float = 30.0) -> None:
+def prepare_sqlite_file(
+    path: Path, *, busy_timeout: float = 30.0, connect: Callable[..., Any] | None = None
+) -> None:
     """Create ``path`` as an empty SQLite database if it does not exist, else check it:
     ``StoreDamagedError`` if it is empty, not SQLite, or damaged. The full check runs once
-    per process for each version of the file (path, inode, size and modification time)."""
+    per process for each version of the file (path, inode, size and modification time).
+
+    ``connect(path, timeout=...)`` opens the check's connection: it must come from the SQLite
+    library the caller uses, since two copies of SQLite in one process that open one file
+    release each other's locks (sqlite3 by default)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
         _create(path)
@@ -50,7 +58,8 @@ def prepare_sqlite_file(path: Path, *, busy_timeout: float = 30.0) -> None:
     with _lock:
         if version in _checked:
             return
-        _quick_check(path, busy_timeout, full=found.st_size <= QUICK_CHECK_MAX_BYTES)
+        full = found.st_size <= QUICK_CHECK_MAX_BYTES
+        _quick_check(path, busy_timeout, connect or sqlite3.connect, full=full)
         _checked.add(version)
 
 
@@ -75,15 +84,20 @@ def _create(path: Path) -> None:
             fresh.unlink()
 
 
-def _quick_check(path: Path, busy_timeout: float, *, full: bool) -> None:
+def _quick_check(
+    path: Path, busy_timeout: float, connect: Callable[..., Any], *, full: bool
+) -> None:
     try:
-        connection = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
-    except sqlite3.DatabaseError as exc:
-        raise _damaged(path, exc) from exc
+        connection = connect(path, timeout=busy_timeout)
+    except Exception as exc:
+        damage = damage_of(path, exc)
+        if damage is None:
+            raise
+        raise damage from exc
     check = "PRAGMA quick_check(5)" if full else "SELECT 'ok' FROM sqlite_master LIMIT 1"
     try:
         problems = [row[0] for row in connection.execute(check)] or ["ok"]
-    except sqlite3.DatabaseError as exc:
+    except Exception as exc:
         found = damage_of(path, exc)
         if found is None:
             return  # the check cannot run here (say, a table of an extension module)
@@ -100,7 +114,8 @@ def damage_of(path: Path | str, exc: BaseException) -> StoreDamagedError | None:
     """The ``StoreDamagedError`` a SQLite error means (the driver's own, or SQLAlchemy's
     wrapping it), or None if it does not report a damaged or foreign file."""
     original = getattr(exc, "orig", None) or exc
-    if not isinstance(original, sqlite3.DatabaseError):
+    # sqlite3's, or that of a drop-in copy such as sqlean's (same names, other classes)
+    if not any(kind.__name__ == "DatabaseError" for kind in type(original).__mro__):
         return None
     code = getattr(original, "sqlite_errorcode", None)
     if code is not None and code & 0xFF in (_CORRUPT, _NOT_A_DATABASE):
