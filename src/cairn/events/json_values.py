@@ -31,8 +31,8 @@ _INT_LIMIT = 10**MAX_INT_DIGITS
 def _bad_string(value: str) -> str | None:
     """Why ``value`` (a string or dict key) cannot be stored, or None."""
     if "\x00" in value:
-        # Valid JSON, but PostgreSQL's text types cannot hold it: refused everywhere, so every
-        # store behaves alike.
+        # Valid JSON, but it cannot be an id or key on PostgreSQL, and JSONB (cairn's column
+        # type before schema 0005) could not hold it: refused everywhere, so stores agree.
         return "the NUL character (U+0000)"
     if not value.isascii():
         try:
