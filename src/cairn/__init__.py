@@ -40,6 +40,7 @@ from cairn.errors import (
     InvalidAnswerError,
     InvalidCursorError,
     InvalidEventError,
+    InvalidIdError,
     InvalidStateValueError,
     InvocationInterruptedError,
     InvocationNotFoundError,
@@ -49,6 +50,7 @@ from cairn.errors import (
     SessionBusyError,
     SessionNotFoundError,
     StaleSessionError,
+    StoreDamagedError,
     StoreUnavailableError,
 )
 from cairn.events import (
@@ -124,6 +126,7 @@ __all__ = [
     "InvalidAnswerError",
     "InvalidCursorError",
     "InvalidEventError",
+    "InvalidIdError",
     "InvalidStateValueError",
     "InvocationContext",
     "InvocationInterruptedError",
@@ -152,6 +155,7 @@ __all__ = [
     "SqliteSessionService",
     "StaleSessionError",
     "State",
+    "StoreDamagedError",
     "StoreUnavailableError",
     "StreamingMode",
     "ToolConfirmation",

@@ -119,7 +119,8 @@ class InvalidStateValueError(CairnError, TypeError):
         super().__init__(
             f"state key {key!r} in {where} holds a value that is not plain JSON: "
             f"{location} is {value_type}. cairn stores state as JSON only (dict with str keys, "
-            "list, str without U+0000, int, finite float, bool, None). Convert it first, e.g. "
+            "list, str without U+0000 or lone surrogates, int of at most 4300 digits, finite "
+            "float, bool, None; nested at most 100 levels). Convert it first, e.g. "
             "model.model_dump(mode='json') for a pydantic model or list(...) for a tuple or set. "
             "Nothing was stored."
         )
@@ -266,4 +267,36 @@ class LeaseLostError(_AboutSession, CairnError, RuntimeError):
             "refused and nothing was stored. It stalled for longer than the lease's TTL; "
             "make the slow step async or give the Runner a longer session_lease_ttl, then run "
             "the invocation again (or answer its pending interrupts)."
+        )
+
+
+class InvalidIdError(CairnError, ValueError):
+    """An app name, user id or session id that breaks cairn's id rule (``cairn.sessions.ids``)."""
+
+    def __init__(self, *, which: str, value: object, reason: str) -> None:
+        self.which = which
+        self.value = value
+        shown = (
+            repr(value[:40]) + "..."
+            if isinstance(value, str | bytes) and len(value) > 40
+            else repr(value)
+        )
+        super().__init__(
+            f"the {which} {shown} is not a valid id: {reason}. An id is a non-empty str of at "
+            "most 128 characters, without control characters (U+0000-U+001F, U+007F-U+009F) "
+            "or lone surrogates. Nothing was stored."
+        )
+
+
+class StoreDamagedError(CairnError, RuntimeError):
+    """A SQLite store file is damaged: truncated, overwritten, or not a SQLite database."""
+
+    def __init__(self, *, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(
+            f"the SQLite store {path} is damaged or is not a cairn store: {problem}. cairn "
+            "changed nothing in it. Stop every process that uses it, restore it from a backup "
+            f"(or point --store at another file), then check it with `cairn verify --store "
+            f"{path}`."
         )

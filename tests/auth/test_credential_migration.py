@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 from alembic import command
-from sqlalchemy import Connection, insert, inspect, text
+from sqlalchemy import JSON, Connection, bindparam, insert, inspect, text
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.asyncio import create_async_engine
 from tests.auth.conftest import database_url, open_store
 
@@ -23,6 +24,9 @@ from cairn.auth import (
 from cairn.sessions.sql.migrate import _alembic_config, head_revision
 from cairn.sessions.sql.schema import USER_SCOPE, VERSION_TABLE, sessions, state
 
+JSON_0001 = JSON().with_variant(postgresql.JSONB(), "postgresql")
+"""The type of the JSON columns at revision 0001 (the current tables hold JSON text)."""
+
 
 def create_revision_0001_with_a_session(connection: Connection) -> None:
     command.upgrade(_alembic_config(connection), "0001")
@@ -36,12 +40,17 @@ def create_revision_0001_with_a_session(connection: Connection) -> None:
             revision=0,
             create_time=now,
             update_time=now,
-            initial_state={"user:city": "Oslo"},
+            initial_state=bindparam(None, {"user:city": "Oslo"}, type_=JSON_0001),
         )
     )
     connection.execute(
         insert(state).values(
-            app_name="app", scope=USER_SCOPE, user_id="ann", session_id="", key="city", value="Oslo"
+            app_name="app",
+            scope=USER_SCOPE,
+            user_id="ann",
+            session_id="",
+            key="city",
+            value=bindparam(None, "Oslo", type_=JSON_0001),
         )
     )
 

@@ -9,16 +9,25 @@ import sys
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import JSON, Connection, bindparam, insert, text
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.ext.asyncio import create_async_engine
 from tests.support.databases import mariadb_database, postgres_database
 
-from cairn import DatabaseSessionService, Event, SqliteSessionService
-from cairn.sessions.sql.migrate import SchemaError, _known_revisions, head_revision
-from cairn.sessions.sql.schema import VERSION_TABLE, metadata
+from cairn import DatabaseSessionService, Event, SqliteSessionService, StoreDamagedError
+from cairn.sessions.sql.migrate import (
+    SchemaError,
+    _alembic_config,
+    _known_revisions,
+    head_revision,
+)
+from cairn.sessions.sql.schema import SESSION_SCOPE, VERSION_TABLE, metadata, sessions, state
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,7 +99,7 @@ async def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.db"
     path.write_bytes(b"these are my notes, not a database" * 100)
     store = SqliteSessionService(path)
-    with pytest.raises(SchemaError, match=r"notes.db is not a SQLite database"):
+    with pytest.raises(StoreDamagedError, match=r"notes.db is damaged.*not a database"):
         await store.get_session(app_name="a", user_id="u", session_id="s")
     assert path.read_bytes() == b"these are my notes, not a database" * 100
     await store.close()
@@ -171,3 +180,57 @@ def test_cairn_migrate_says_what_it_did(tmp_path: Path) -> None:
     unreachable = cairn("migrate", "--store", "postgresql://u:s3cret@127.0.0.1:1/x")
     assert unreachable.returncode == 2
     assert "127.0.0.1:1" in unreachable.stderr and "s3cret" not in unreachable.stderr
+
+
+JSON_0003 = JSON().with_variant(postgresql.JSONB(), "postgresql")
+"""The type of state values and initial states up to revision 0003 (0005 makes them text)."""
+OLD_VALUES = {"precise": 0.1 + 0.2, "int": 3, "text": "3", "nested": {"a": [1.5, None]}}
+
+
+def create_revision_0003_with_state(connection: Connection) -> None:
+    command.upgrade(_alembic_config(connection), "0003")
+    connection.execute(
+        insert(sessions).values(
+            app_name="a",
+            user_id="u",
+            session_id="s",
+            revision=0,
+            create_time=1.0,
+            update_time=1.0,
+            initial_state=bindparam(None, OLD_VALUES, type_=JSON_0003),
+        )
+    )
+    for name, value in OLD_VALUES.items():
+        connection.execute(
+            insert(state).values(
+                app_name="a",
+                scope=SESSION_SCOPE,
+                user_id="u",
+                session_id="s",
+                key=name,
+                value=bindparam(None, value, type_=JSON_0003),
+            )
+        )
+
+
+async def test_state_of_a_revision_0003_database_survives_0005_exactly(database_url: str) -> None:
+    engine = create_async_engine(database_url)
+    async with engine.begin() as connection:
+        await connection.run_sync(create_revision_0003_with_state)
+    await engine.dispose()
+    async with DatabaseSessionService(database_url) as store:
+        report = await store.migrate()
+        assert report.from_revision == "0003" and "0005" in report.applied
+        loaded = await store.get_session(app_name="a", user_id="u", session_id="s")
+        initial = await store.get_initial_state(app_name="a", user_id="u", session_id="s")
+        assert loaded is not None and exactly(loaded.state) == exactly(OLD_VALUES)
+        assert initial is not None and exactly(initial) == exactly(OLD_VALUES)
+        exact = {"big": 2**64, "zero": -0.0, "huge": 1e308, "one": 1.0}
+        await store.append_event(loaded, Event(author="a", state=exact))
+        again = await store.get_session(app_name="a", user_id="u", session_id="s")
+        assert again is not None and exactly(again.state) == exactly({**OLD_VALUES, **exact})
+
+
+def exactly(state: dict[str, Any]) -> str:
+    """``state`` with its types showing (``1 == 1.0`` and ``0.0 == -0.0`` in Python)."""
+    return repr(sorted(state.items()))

@@ -21,7 +21,7 @@ from cairn.artifacts.base_artifact_service import (
 )
 from cairn.artifacts.errors import InvalidArtifactNameError
 from cairn.sessions.base_session_service import BaseSessionService
-from cairn.sessions.sql.operations import check_names
+from cairn.sessions.ids import check_ids
 from cairn.sessions.sql.schema import ARTIFACT_NAME_LENGTH
 from cairn.sessions.sql.store import SqlSessionStore
 
@@ -59,7 +59,10 @@ class SessionStoreArtifactService(BaseArtifactService):
             )
         scope = _USER_SCOPE if is_user_scoped(filename, session_id) else session_id
         assert scope is not None
-        check_names(app_name, user_id, scope)
+        if scope == _USER_SCOPE:
+            check_ids(app_name, user_id)
+        else:
+            check_ids(app_name, user_id, scope)
         return (app_name, user_id, scope)
 
     async def save_artifact(

@@ -36,6 +36,7 @@ def main() -> None:
       2  refused: bad options or input, or the store refused
       3  cairn run --replay: an exception escaped the agent
       4  cairn verify: state differs from the fold of the log
+      5  the SQLite store file is damaged (restore it from a backup)
       130  stopped with Ctrl-C
 
     Each command's --help has its options and examples; docs/cli.md has more.

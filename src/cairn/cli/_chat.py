@@ -12,7 +12,7 @@ from rich.text import Text
 from rich.traceback import Traceback
 
 from cairn.agents.run_config import RunConfig, StreamingMode
-from cairn.cli._errors import EXIT_AGENT_FAILED, EXIT_ERROR, EXIT_OK, CommandError
+from cairn.cli._errors import EXIT_AGENT_FAILED, EXIT_OK, CommandError, refused_code
 from cairn.cli._prompts import ContinueInvocation, Quit, Reply, Terminal, ask, response_for
 from cairn.cli._render import EventPrinter, compact, print_error, show_interrupt
 from cairn.cli._replay import Answer, AnswerItem, Continue, Say, Turn
@@ -70,7 +70,7 @@ class Chat:
         except CairnError as exc:
             self.printer.end_line()
             print_error(self.console, f"error: {exc}")
-            return EXIT_ERROR
+            return refused_code(exc)
         except Exception as exc:
             self.printer.end_line()
             print_error(self.console, f"the agent failed: {type(exc).__name__}: {exc}")

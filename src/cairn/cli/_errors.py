@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cairn.errors import CairnError, StoreDamagedError
+
 EXIT_OK = 0
 EXIT_NOT_FOUND = 1
 """A file, app (``root_agent``/``app``) or session that was named does not exist."""
@@ -11,8 +13,16 @@ EXIT_AGENT_FAILED = 3
 """``cairn run --replay``: an exception escaped the agent (a bug in its code)."""
 EXIT_INCONSISTENT = 4
 """``cairn verify``: stored state differs from the fold of the log somewhere."""
+EXIT_DAMAGED = 5
+"""The SQLite store file is damaged (truncated, overwritten, or not a SQLite database)."""
 EXIT_STOPPED = 130
 """Stopped with Ctrl-C."""
+
+
+def refused_code(error: CairnError) -> int:
+    """The exit code of a store or input refusal: ``EXIT_DAMAGED`` for a damaged store file,
+    else ``EXIT_ERROR``."""
+    return EXIT_DAMAGED if isinstance(error, StoreDamagedError) else EXIT_ERROR
 
 
 class CommandError(Exception):

@@ -8,7 +8,7 @@ import sys
 import click
 from rich.console import Console
 
-from cairn.cli._errors import EXIT_ERROR
+from cairn.cli._errors import refused_code
 from cairn.cli._options import store_option
 from cairn.errors import CairnError
 from cairn.sessions.factory import session_service_from_url
@@ -34,6 +34,7 @@ def migrate(store: str | None) -> None:
     Exit codes:
       0  the schema is current (migrated, or nothing to do)
       2  refused: the store could not be migrated, or it is memory://
+      5  the SQLite store file is damaged
     """
     errors = Console(stderr=True)
 
@@ -53,7 +54,7 @@ def migrate(store: str | None) -> None:
         report = asyncio.run(run())
     except CairnError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
+        sys.exit(refused_code(exc))
     where = store or ".cairn/sessions.db"
     if not report.applied:
         click.echo(f"{where}: schema is current (revision {report.to_revision}); nothing to do.")

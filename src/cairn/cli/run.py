@@ -18,12 +18,12 @@ from sqlalchemy.exc import ArgumentError
 from cairn.apps.app import App
 from cairn.cli._chat import COMMANDS, Chat
 from cairn.cli._errors import (
-    EXIT_ERROR,
     EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_STOPPED,
     CommandError,
     NotFoundError,
+    refused_code,
 )
 from cairn.cli._loading import Target, load_target
 from cairn.cli._options import LEASE_TTL, LEASE_TTL_HELP
@@ -133,6 +133,7 @@ def run(
       1  not found: PATH, its root_agent/app, the --session or the replay file
       2  refused: bad input or options, or the store refused (a cairn error)
       3  --replay only: an exception escaped the agent (a bug in its code)
+      5  the SQLite store file is damaged
       130  stopped with Ctrl-C
     """
     if list_pending and session_id is None:
@@ -161,7 +162,7 @@ def run(
         code = EXIT_NOT_FOUND
     except CairnError as exc:
         print_error(errors, f"error: {exc}")
-        code = EXIT_ERROR
+        code = refused_code(exc)
     except KeyboardInterrupt:
         errors.print(Text("stopped; the session keeps everything stored so far", style="dim"))
         code = EXIT_STOPPED

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from cairn.cli._errors import EXIT_ERROR, EXIT_NOT_FOUND, CommandError, NotFoundError
+from cairn.cli._errors import EXIT_NOT_FOUND, CommandError, NotFoundError, refused_code
 from cairn.cli._options import check_selection, selection_options, store_option
 from cairn.cli._render import compact
 from cairn.cli._session_file import (
@@ -59,6 +59,7 @@ def sessions() -> None:
       1  not found: the session, or the import file
       2  refused: bad options or input, sessions that already exist (import), or the
          store refused (a cairn error)
+      5  the SQLite store file is damaged
     """
 
 
@@ -74,7 +75,7 @@ def _execute(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
         sys.exit(EXIT_NOT_FOUND)
     except CairnError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
+        sys.exit(refused_code(exc))
 
 
 @asynccontextmanager

@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from cairn.cli._errors import EXIT_ERROR, EXIT_INCONSISTENT, EXIT_NOT_FOUND
+from cairn.cli._errors import EXIT_INCONSISTENT, EXIT_NOT_FOUND, refused_code
 from cairn.cli._options import check_selection, selection_options, store_option
 from cairn.errors import CairnError, SessionNotFoundError
 from cairn.sessions.factory import session_service_from_url
@@ -49,6 +49,7 @@ def verify(
       1  the named session does not exist
       2  refused: the store could not be read, or the options are wrong
       4  differences found
+      5  the SQLite store file is damaged
     """
     check_selection(app_name, user_id, session_id)
     console = Console(stderr=True)
@@ -87,7 +88,7 @@ def verify(
         sys.exit(EXIT_NOT_FOUND)
     except CairnError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
+        sys.exit(refused_code(exc))
     if as_json:
         for difference in report.differences:
             click.echo(

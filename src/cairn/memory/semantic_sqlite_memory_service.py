@@ -19,6 +19,7 @@ from cairn.memory.sqlite_memory_service import (
     insert_memory,
     memory_rows,
 )
+from cairn.sessions.sql.sqlite_file import prepare_sqlite_file
 
 DEFAULT_MIN_SIMILARITY = 0.4
 """With all-MiniLM-L6-v2, paraphrases of a query score about 0.4 to 0.8 and unrelated text
@@ -121,7 +122,7 @@ class SemanticSqliteMemoryService(SqliteMemoryService):
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None:
             return self._connection
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout, connect=connect)
         # sqlite3's API, from sqlite3 or sqlean (see _vector_sqlite).
         connection: sqlite3.Connection = connect(self.path, timeout=self.busy_timeout)
         try:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from cairn.memory._text import MemoryRow
 from cairn.memory.base_memory_service import DEFAULT_MAX_RESULTS, BaseMemoryService
+from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
 
 T = TypeVar("T")
 
@@ -127,7 +128,7 @@ class SqliteMemoryService(BaseMemoryService):
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
             connection = sqlite3.connect(
                 self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
             )
@@ -146,7 +147,13 @@ class SqliteMemoryService(BaseMemoryService):
 
     async def _on_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, lambda: work(self._connect()))
+        try:
+            return await loop.run_in_executor(self._executor, lambda: work(self._connect()))
+        except Exception as exc:  # sqlite3's errors, or sqlean's (the semantic store)
+            damage = damage_of(self.path, exc)
+            if damage is None:
+                raise
+            raise damage from exc
 
     async def _add(self, app_name: str, user_id: str, rows: list[MemoryRow]) -> None:
         def add(connection: sqlite3.Connection) -> None:

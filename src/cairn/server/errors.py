@@ -27,6 +27,7 @@ from cairn.errors import (
     InvalidAnswerError,
     InvalidCursorError,
     InvalidEventError,
+    InvalidIdError,
     InvalidStateValueError,
     InvocationInterruptedError,
     InvocationNotFoundError,
@@ -86,6 +87,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (StoreUnavailableError, 503),
     (AuthenticationError, 401),
     (PermissionDeniedError, 403),
+    (InvalidIdError, 422),
 ]
 
 

@@ -6,6 +6,8 @@ import abc
 import uuid
 from typing import Any
 
+import pydantic_core
+
 from cairn.errors import (
     EventNotFoundError,
     EventTooLargeError,
@@ -16,6 +18,7 @@ from cairn.events.event import Event
 from cairn.events.json_values import check_json_state, copy_json
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.fold import session_state_of
+from cairn.sessions.ids import check_ids
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.paging import Direction, EventPage, SessionPage
 from cairn.sessions.scopes import apply_to_state, split_by_scope, stored_form, without_temp
@@ -44,6 +47,7 @@ def encode_event(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
             reason=f"part of it is not JSON-serializable ({exc}). Convert the value "
             "(e.g. in `output` or `custom_metadata`) to plain JSON first.",
         ) from exc
+    _check_readable(event.id, encoded)
     # Characters are at most 4 bytes, so only long texts need the exact (encoded) size.
     if len(encoded) * 4 > max_bytes:
         size = len(encoded.encode())
@@ -52,12 +56,37 @@ def encode_event(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
     return encoded
 
 
+_BRACKETS_TO_CHECK = 150
+"""JSON with fewer ``[`` and ``{`` than this cannot nest deep enough to trouble the parser."""
+
+
+def _check_readable(event_id: str, encoded: str) -> None:
+    """Refuse JSON that the parser could not read back: it stops at 200 levels of nesting
+    (e.g. deep ``output`` or tool arguments), and the session would no longer load."""
+    if encoded.count("[") + encoded.count("{") < _BRACKETS_TO_CHECK:
+        return
+    try:
+        pydantic_core.from_json(encoded)
+    except ValueError as exc:
+        raise InvalidEventError(
+            event_id=event_id,
+            reason=f"its JSON could not be read back ({exc}): lists and dicts in it nest too "
+            "deeply (JSON readers stop at 200 levels). Flatten the value, or keep it in an "
+            "artifact.",
+        ) from None
+
+
 def new_session_identity(
-    session_id: str | None, state: dict[str, Any] | None
+    app_name: str, user_id: str, session_id: str | None, state: dict[str, Any] | None
 ) -> tuple[str, dict[str, Any]]:
-    """The id a new session gets (stripped, or a fresh uuid) and its initial state to store:
-    a plain-JSON copy without ``temp:`` keys (InvalidStateValueError naming a bad key)."""
-    session_id = (session_id or "").strip() or str(uuid.uuid4())
+    """The id a new session gets (stripped, or a fresh uuid for None) and its initial state
+    to store: a plain-JSON copy without ``temp:`` keys. Raises ``InvalidIdError`` (an empty
+    id included: only None asks for a generated one) or ``InvalidStateValueError``."""
+    if session_id is None:
+        session_id = str(uuid.uuid4())
+    elif isinstance(session_id, str):
+        session_id = session_id.strip()
+    check_ids(app_name, user_id, session_id)
     initial = without_temp(dict(state or {}))
     check_json_state(initial, where=f"the initial state of session {session_id!r}")
     return session_id, copy_json(initial)
@@ -200,6 +229,7 @@ class BaseSessionService(abc.ABC):
         """
         if event.partial:
             return event
+        check_ids(session.app_name, session.user_id, session.id)
         outcome = await self._append_event_impl(session, event)
         if outcome is None:  # the very same event was stored before: nothing to do
             return event
@@ -256,7 +286,9 @@ class BaseSessionService(abc.ABC):
                     event_id=up_to_event_id,
                 )
             events = events[: end + 1]
-        new_id, fork_initial = new_session_identity(new_session_id, split_by_scope(initial).session)
+        new_id, fork_initial = new_session_identity(
+            app_name, user_id, new_session_id, split_by_scope(initial).session
+        )
         return await self._import_session(
             app_name=app_name,
             user_id=user_id,
@@ -289,9 +321,8 @@ class BaseSessionService(abc.ABC):
         ``SessionAlreadyExistsError`` for a taken id, ``InvalidEventError``
         (partial, duplicate or unencodable events) or ``InvalidStateValueError``.
         """
-        session_id = session_id.strip()
-        if not session_id:
-            raise ValueError("import_session needs a non-empty session_id")
+        session_id = session_id.strip() if isinstance(session_id, str) else session_id
+        check_ids(app_name, user_id, session_id)
         initial = without_temp(dict(initial_state or {}))
         check_json_state(initial, where=f"the initial state of session {session_id!r}")
         final = session_state_of(initial, events) if state is None else without_temp(dict(state))

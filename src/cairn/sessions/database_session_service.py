@@ -5,16 +5,18 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from cairn.errors import StoreUnavailableError
+from cairn.errors import StoreDamagedError, StoreUnavailableError
 from cairn.events.event import Event
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.ids import check_ids
 from cairn.sessions.lease import SessionLease, bound_lease
 from cairn.sessions.session import Session
 from cairn.sessions.sql import postgres_direct as direct_sql
@@ -32,6 +34,7 @@ from cairn.sessions.sql.engines import (
 from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
 from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
 from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
+from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
 from cairn.sessions.sql.store import SqlSessionStore
 from cairn.sessions.uninterrupted import uninterrupted
 
@@ -141,6 +144,8 @@ class DatabaseSessionService(SqlSessionStore):
         engine = self._engines_here().writer
         if engine.dialect.name == "sqlite":
             engine = engine.execution_options(cairn_begin="BEGIN EXCLUSIVE")
+            if self._sqlite_file is not None:
+                await asyncio.to_thread(prepare_sqlite_file, self._sqlite_file)
 
         async def upgrade() -> MigrationReport:
             async with engine.begin() as connection:
@@ -149,11 +154,28 @@ class DatabaseSessionService(SqlSessionStore):
         try:
             report = await uninterrupted(upgrade())
         except Exception as exc:
+            damage = self._damage(exc)
+            if damage is not None:
+                raise damage from exc
             if is_unavailable(exc):
                 raise self._unavailable(exc) from exc
             raise
         self._migrated = True
         return report
+
+    @property
+    def _sqlite_file(self) -> Path | None:
+        """The file of a SQLite store (None for other databases and in-memory SQLite)."""
+        database = self._url.database
+        if self._url.get_backend_name() != "sqlite" or database in (None, "", ":memory:"):
+            return None
+        return None if database.startswith("file:") else Path(database)
+
+    def _damage(self, exc: BaseException) -> StoreDamagedError | None:
+        """The damaged-file error a SQLite failure reports, if it is one."""
+        if self._url.get_backend_name() != "sqlite":
+            return None
+        return damage_of(self._sqlite_file or str(self._url.database), exc)
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
         """The error for a store that cannot answer: what failed, and what to check or do."""
@@ -202,6 +224,9 @@ class DatabaseSessionService(SqlSessionStore):
                     # Begin, work and commit in one trip into synchronous code.
                     return await connection.run_sync(_in_transaction, operation, args)
             except Exception as exc:
+                damage = self._damage(exc)
+                if damage is not None:
+                    raise damage from exc
                 if is_retryable(exc) and attempt + 1 < _RETRIES:
                     await asyncio.sleep(0.01 * 2**attempt)
                     continue
@@ -269,6 +294,7 @@ class DatabaseSessionService(SqlSessionStore):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
+        check_ids(app_name, user_id, session_id)
         if not self._has_direct():
             return await super().get_session(
                 app_name=app_name, user_id=user_id, session_id=session_id, config=config
@@ -307,6 +333,7 @@ class DatabaseSessionService(SqlSessionStore):
         generation: int | None = None,
         replacing: str | None = None,
     ) -> SessionLease | str:
+        check_ids(app_name, user_id, session_id)
         if not self._has_direct():
             return await super().acquire_session_lease(
                 app_name=app_name,
@@ -338,6 +365,7 @@ class DatabaseSessionService(SqlSessionStore):
         holder: str,
         generation: int | None = None,
     ) -> None:
+        check_ids(app_name, user_id, session_id)
         if not self._has_direct():
             return await super().release_session_lease(
                 app_name=app_name,

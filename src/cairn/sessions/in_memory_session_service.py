@@ -24,6 +24,7 @@ from cairn.sessions.base_session_service import (
     new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.ids import check_ids, check_owner
 from cairn.sessions.lease import SessionLease, bound_lease
 from cairn.sessions.paging import (
     Direction,
@@ -146,7 +147,7 @@ class InMemorySessionService(BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        session_id, initial = new_session_identity(session_id, state)
+        session_id, initial = new_session_identity(app_name, user_id, session_id, state)
         scoped = split_by_scope(initial)
         with self._lock:
             if self._find(app_name, user_id, session_id) is not None:
@@ -216,6 +217,7 @@ class InMemorySessionService(BaseSessionService):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
+        check_ids(app_name, user_id, session_id)
         with self._lock:
             stored = self._find(app_name, user_id, session_id)
             if stored is None:
@@ -237,6 +239,7 @@ class InMemorySessionService(BaseSessionService):
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
+        check_owner(app_name, user_id)
         with self._lock:
             found = self._sessions_of(app_name, user_id)
             found.sort(key=lambda s: (s.last_update_time, s.id))
@@ -247,6 +250,7 @@ class InMemorySessionService(BaseSessionService):
             return sorted({app for (app, _), by_id in self._sessions.items() if by_id})
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        check_ids(app_name, user_id, session_id)
         with self._lock:
             by_id = self._sessions.get((app_name, user_id))
             if by_id is not None:
@@ -255,6 +259,7 @@ class InMemorySessionService(BaseSessionService):
     async def get_initial_state(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> dict[str, Any] | None:
+        check_ids(app_name, user_id, session_id)
         with self._lock:
             stored = self._find(app_name, user_id, session_id)
             return None if stored is None else copy_json(stored.initial_state)
@@ -345,6 +350,7 @@ class InMemorySessionService(BaseSessionService):
         limit: int = 50,
         cursor: str | None = None,
     ) -> SessionPage:
+        check_owner(app_name, user_id)
         check_limit(limit)
         after = decode_cursor("sessions", cursor) if cursor is not None else None
         with self._lock:
@@ -362,6 +368,7 @@ class InMemorySessionService(BaseSessionService):
         return SessionPage(sessions=sessions, next_cursor=next_sessions_cursor(sessions, more))
 
     async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
+        check_owner(app_name, user_id)
         with self._lock:
             return len(self._sessions_of(app_name, user_id))
 
@@ -375,6 +382,7 @@ class InMemorySessionService(BaseSessionService):
         cursor: str | None = None,
         direction: Direction = "forward",
     ) -> EventPage:
+        check_ids(app_name, user_id, session_id)
         check_limit(limit)
         position = decode_cursor(direction, cursor)[0] if cursor is not None else None
         with self._lock:
@@ -411,6 +419,7 @@ class InMemorySessionService(BaseSessionService):
         generation: int | None = None,
         replacing: str | None = None,
     ) -> SessionLease | str:
+        check_ids(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         now = time.monotonic()
         with self._lock:
@@ -440,6 +449,7 @@ class InMemorySessionService(BaseSessionService):
         holder: str,
         generation: int | None = None,
     ) -> None:
+        check_ids(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         with self._lock:
             current = self._leases.get(key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,8 @@ from cairn.sessions.sql.engines import (
     UnsupportedStoreUrlError,
     install_sqlite_settings,
 )
-from cairn.sessions.sql.migrate import MigrationReport, SchemaError, upgrade_schema
+from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
+from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
 from cairn.sessions.sql.store import SqlSessionStore
 
 T = TypeVar("T")
@@ -82,7 +84,7 @@ class SqliteSessionService(SqlSessionStore):
     def _connect(self) -> Connection:
         """The service's one connection (created on its thread on first use)."""
         if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
             self._engine = create_engine(
                 f"sqlite:///{self.path}",
                 poolclass=SingletonThreadPool,
@@ -129,21 +131,24 @@ class SqliteSessionService(SqlSessionStore):
     async def migrate(self) -> MigrationReport:
         """Create or upgrade the schema now (otherwise it happens on first use)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._migrate_on_thread)
+        try:
+            return await loop.run_in_executor(self._executor, self._migrate_on_thread)
+        except (DatabaseError, sqlite3.DatabaseError) as exc:
+            damage = damage_of(self.path, exc)
+            if damage is None:
+                raise
+            raise damage from exc
 
     async def _transaction(self, operation: Callable[..., T], *args: Any, write: bool) -> T:
         loop = asyncio.get_running_loop()
         begin = "BEGIN IMMEDIATE" if write else "BEGIN"
         try:
             return await loop.run_in_executor(self._executor, self._run, operation, args, begin)
-        except DatabaseError as exc:
-            if "not a database" in str(exc.orig) or "malformed" in str(exc.orig):
-                raise SchemaError(
-                    f"{self.path} is not a SQLite database, or it is damaged "
-                    f"({exc.orig}). Point the store at another file, or restore this one "
-                    "from a backup."
-                ) from exc
-            raise
+        except (DatabaseError, sqlite3.DatabaseError) as exc:  # the hot path raises sqlite3's
+            damage = damage_of(self.path, exc)
+            if damage is None:
+                raise
+            raise damage from exc
 
     def _close_on_thread(self) -> None:
         if self._connection is not None:

@@ -44,7 +44,6 @@ from cairn.sessions.session import Session
 from cairn.sessions.sql import sqlite_direct
 from cairn.sessions.sql.schema import (
     APP_SCOPE,
-    KEY_LENGTH,
     SESSION_SCOPE,
     STATE_KEY_LENGTH,
     USER_SCOPE,
@@ -59,15 +58,6 @@ SessionKey = tuple[str, str, str]
 
 
 # -- input limits ------------------------------------------------------------------------
-def check_names(app_name: str, user_id: str, session_id: str) -> None:
-    for what, value in (("app name", app_name), ("user id", user_id), ("session id", session_id)):
-        if len(value) > KEY_LENGTH:
-            raise LimitExceededError(
-                f"the {what} {value[:40]!r}... is {len(value)} characters; SQL session stores "
-                f"keep at most {KEY_LENGTH}. Use a shorter id (or a hash of it)."
-            )
-
-
 def state_rows(key: SessionKey, scoped: ScopedDelta) -> list[dict[str, Any]]:
     """One row per changed key, in a fixed order so concurrent writers lock rows alike."""
     app_name, user_id, session_id = key

@@ -30,7 +30,7 @@ from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.engines import IDLE_PING_AFTER, is_unavailable
 from cairn.sessions.sql.operations import SessionKey, lease_lost, refusal
-from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE
+from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE, encode_json_value
 
 KEEP_IDLE = 4
 """Connections kept ready per kind (durable, relaxed); more are opened under load."""
@@ -152,13 +152,13 @@ SELECT 0 AS part, revision AS seq, update_time AS at, NULL::text AS scope, NULL:
     NULL::text AS body
 FROM cairn_sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3
 UNION ALL
-SELECT 1, NULL, NULL, scope, key, value::text FROM cairn_state
+SELECT 1, NULL, NULL, scope, key, value FROM cairn_state
 WHERE app_name = $1 AND scope = 'a' AND user_id = '' AND session_id = ''
 UNION ALL
-SELECT 1, NULL, NULL, scope, key, value::text FROM cairn_state
+SELECT 1, NULL, NULL, scope, key, value FROM cairn_state
 WHERE app_name = $1 AND scope = 'u' AND user_id = $2 AND session_id = ''
 UNION ALL
-SELECT 1, NULL, NULL, scope, key, value::text FROM cairn_state
+SELECT 1, NULL, NULL, scope, key, value FROM cairn_state
 WHERE app_name = $1 AND scope = 's' AND user_id = $2 AND session_id = $3
 UNION ALL
 SELECT 2, seq, NULL, NULL, NULL, event FROM (
@@ -232,7 +232,7 @@ WITH {fence}bumped AS (
     RETURNING revision
 ), upserted AS (
     INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
-    SELECT $1, row.scope, row.user_id, row.session_id, row.key, CAST(row.value AS jsonb)
+    SELECT $1, row.scope, row.user_id, row.session_id, row.key, row.value
     FROM bumped, unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
         AS row(scope, user_id, session_id, key, value)
     ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
@@ -296,7 +296,7 @@ async def append_event(
             [row["user_id"] for row in rows],
             [row["session_id"] for row in rows],
             [row["key"] for row in rows],
-            [json.dumps(row["value"]) for row in rows],
+            [encode_json_value(row["value"]) for row in rows],
             *fence,
         )
     except asyncpg.UniqueViolationError:

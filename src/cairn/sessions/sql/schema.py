@@ -6,7 +6,10 @@
   and a global ``pk`` whose order is commit order among appends that touched
   the same state key.
 - ``cairn_state``: one row per state key and scope (``a`` app, ``u`` user,
-  ``s`` session), so an append writes only the keys it changes.
+  ``s`` session), so an append writes only the keys it changes. Values (and
+  ``initial_state``) are JSON text kept exactly as written: no database type
+  reparses them (SQLite's numeric affinity and PostgreSQL's JSONB change big
+  integers, ``-0.0`` and ``1e308``).
 - ``cairn_leases``: which invocation holds a session, until when, at which generation.
 - ``cairn_credentials``: tools' credentials per app, user and credential key
   (``cairn.auth``), as versioned JSON text, encrypted if the service has a key.
@@ -19,10 +22,10 @@ Migrations in ``migrations/versions`` create exactly this; a test compares them.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
     BigInteger,
     Column,
     Double,
@@ -36,11 +39,13 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy.dialects import mysql, postgresql
+from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeEngine
 
-KEY_LENGTH = 128
+from cairn.sessions.ids import MAX_ID_LENGTH
+
+KEY_LENGTH = MAX_ID_LENGTH
 """Longest app name, user id, session id, event id and invocation id, in characters."""
 
 STATE_KEY_LENGTH = 255
@@ -48,8 +53,27 @@ STATE_KEY_LENGTH = 255
 
 APP_SCOPE, USER_SCOPE, SESSION_SCOPE = "a", "u", "s"
 
-JsonValue = JSON().with_variant(postgresql.JSONB(), "postgresql")
 LongText = Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb")
+
+
+class JsonText(TypeDecorator[Any]):
+    """A plain-JSON value stored as its JSON text, read back exactly (migration 0005)."""
+
+    impl = LongText
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str:
+        return encode_json_value(value)  # None is JSON null, as the column is NOT NULL
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Any:
+        return json.loads(value)
+
+
+def encode_json_value(value: Any) -> str:
+    """The text a state value is stored as (compact; Python's float repr round-trips)."""
+    return json.dumps(value, separators=(",", ":"))
+
+
 # SQLite's INTEGER PRIMARY KEY is the rowid; BIGINT would not auto-increment there.
 AutoPk = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -64,7 +88,7 @@ sessions = Table(
     Column("revision", BigInteger, nullable=False),
     Column("create_time", Double, nullable=False),
     Column("update_time", Double, nullable=False),
-    Column("initial_state", JsonValue, nullable=False),
+    Column("initial_state", JsonText, nullable=False),
     # Both fit the keyset order of list_sessions_page: (update_time, user_id, session_id).
     Index("cairn_sessions_by_user_update", "app_name", "user_id", "update_time", "session_id"),
     Index("cairn_sessions_by_app_update", "app_name", "update_time", "user_id", "session_id"),
@@ -96,7 +120,7 @@ state = Table(
     Column("user_id", String(KEY_LENGTH), primary_key=True),
     Column("session_id", String(KEY_LENGTH), primary_key=True),
     Column("key", String(STATE_KEY_LENGTH), primary_key=True),
-    Column("value", JsonValue, nullable=False),
+    Column("value", JsonText, nullable=False),
 )
 
 leases = Table(

@@ -22,6 +22,7 @@ from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
+from cairn.sessions.sql.schema import encode_json_value
 
 SessionKey = tuple[str, str, str]
 
@@ -62,8 +63,7 @@ def load_session(
         for scope, name, value in cursor.execute(
             _STATE, (app_name, app_name, user_id, app_name, user_id, session_id)
         ):
-            # The column's JSON type has numeric affinity: SQLite keeps '3' as the number 3.
-            scopes[scope][name] = json.loads(value) if isinstance(value, str) else value
+            scopes[scope][name] = json.loads(value)
         raw = _events(cursor, key, config)
     finally:
         cursor.close()
@@ -138,7 +138,7 @@ def append(
     try:
         if rows:
             cursor.executemany(
-                _UPSERT_STATE, [{**row, "value": json.dumps(row["value"])} for row in rows]
+                _UPSERT_STATE, [{**row, "value": encode_json_value(row["value"])} for row in rows]
             )
         if removals:
             cursor.executemany(_DELETE_STATE, removals)

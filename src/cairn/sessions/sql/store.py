@@ -22,6 +22,7 @@ from cairn.sessions.base_session_service import (
     new_session_identity,
 )
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
+from cairn.sessions.ids import check_ids, check_owner
 from cairn.sessions.lease import SessionLease, bound_lease
 from cairn.sessions.paging import (
     Direction,
@@ -58,8 +59,7 @@ class SqlSessionStore(BaseSessionService):
         state: dict[str, Any] | None = None,
         session_id: str | None = None,
     ) -> Session:
-        session_id, initial = new_session_identity(session_id, state)
-        ops.check_names(app_name, user_id, session_id)
+        session_id, initial = new_session_identity(app_name, user_id, session_id, state)
         key = (app_name, user_id, session_id)
         rows = ops.state_rows(key, split_by_scope(initial))
         try:
@@ -82,7 +82,6 @@ class SqlSessionStore(BaseSessionService):
         events: list[Event],
         last_update_time: float | None = None,
     ) -> Session:
-        ops.check_names(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         rows = ops.state_rows(key, split_by_scope(state))
         event_rows = [
@@ -124,6 +123,7 @@ class SqlSessionStore(BaseSessionService):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
+        check_ids(app_name, user_id, session_id)
         return await self._transaction(
             ops.load_session, (app_name, user_id, session_id), config, write=False
         )
@@ -131,6 +131,7 @@ class SqlSessionStore(BaseSessionService):
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
     ) -> ListSessionsResponse:
+        check_owner(app_name, user_id)
         found = await self._transaction(ops.list_sessions, app_name, user_id, write=False)
         return ListSessionsResponse(sessions=found)
 
@@ -138,11 +139,13 @@ class SqlSessionStore(BaseSessionService):
         return await self._transaction(ops.list_app_names, write=False)
 
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        check_ids(app_name, user_id, session_id)
         await self._transaction(ops.delete_session, (app_name, user_id, session_id), write=True)
 
     async def get_initial_state(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> dict[str, Any] | None:
+        check_ids(app_name, user_id, session_id)
         return await self._transaction(
             ops.initial_state, (app_name, user_id, session_id), write=False
         )
@@ -156,6 +159,7 @@ class SqlSessionStore(BaseSessionService):
         limit: int = 50,
         cursor: str | None = None,
     ) -> SessionPage:
+        check_owner(app_name, user_id)
         check_limit(limit)
         after = decode_cursor("sessions", cursor) if cursor is not None else None
         page, more = await self._transaction(
@@ -164,6 +168,7 @@ class SqlSessionStore(BaseSessionService):
         return SessionPage(sessions=page, next_cursor=next_sessions_cursor(page, more))
 
     async def count_sessions(self, *, app_name: str, user_id: str | None = None) -> int:
+        check_owner(app_name, user_id)
         return await self._transaction(ops.count_sessions, app_name, user_id, write=False)
 
     async def list_events(
@@ -176,6 +181,7 @@ class SqlSessionStore(BaseSessionService):
         cursor: str | None = None,
         direction: Direction = "forward",
     ) -> EventPage:
+        check_ids(app_name, user_id, session_id)
         check_limit(limit)
         position = decode_cursor(direction, cursor)[0] if cursor is not None else None
         key = (app_name, user_id, session_id)
@@ -241,6 +247,7 @@ class SqlSessionStore(BaseSessionService):
         generation: int | None = None,
         replacing: str | None = None,
     ) -> SessionLease | str:
+        check_ids(app_name, user_id, session_id)
         args = ((app_name, user_id, session_id), holder, ttl, generation, replacing)
         try:
             return await self._transaction(ops.acquire_lease, *args, write=True)
@@ -256,6 +263,7 @@ class SqlSessionStore(BaseSessionService):
         holder: str,
         generation: int | None = None,
     ) -> None:
+        check_ids(app_name, user_id, session_id)
         await self._transaction(
             ops.release_lease, (app_name, user_id, session_id), holder, generation, write=True
         )

@@ -1,0 +1,57 @@
+"""The one rule for app names, user ids and session ids, kept by every store and the server.
+
+An id is a non-empty ``str`` of at most ``MAX_ID_LENGTH`` characters with no
+control character (U+0000-U+001F, U+007F-U+009F) and no lone surrogate (so it
+is valid UTF-8). Every database can store and compare such ids; anything else
+is refused with ``InvalidIdError`` naming the id, before a store is touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cairn.errors import InvalidIdError
+
+MAX_ID_LENGTH = 128
+"""Longest app name, user id or session id, in characters."""
+
+_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def check_id(which: str, value: object) -> None:
+    """Raise ``InvalidIdError`` unless ``value`` is a valid id; ``which`` names it ("user id")."""
+    if not isinstance(value, str):
+        raise InvalidIdError(which=which, value=value, reason=f"it is {type(value).__name__}")
+    if not value:
+        raise InvalidIdError(which=which, value=value, reason="it is empty")
+    if len(value) > MAX_ID_LENGTH:
+        raise InvalidIdError(which=which, value=value, reason=f"it is {len(value)} characters")
+    found = _FORBIDDEN.search(value)
+    if found is not None:
+        char = found.group()
+        kind = "a lone surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
+        raise InvalidIdError(
+            which=which, value=value, reason=f"it contains {kind} (U+{ord(char):04X})"
+        )
+
+
+_NOT_GIVEN = object()
+
+
+def check_ids(
+    app_name: object, user_id: object = _NOT_GIVEN, session_id: object = _NOT_GIVEN
+) -> None:
+    """Check the app name and, when passed, the user id and session id."""
+    check_id("app name", app_name)
+    if user_id is not _NOT_GIVEN:
+        check_id("user id", user_id)
+    if session_id is not _NOT_GIVEN:
+        check_id("session id", session_id)
+
+
+def check_owner(app_name: object, user_id: object | None) -> None:
+    """Check the app name and the user id, unless it is None (a listing of the whole app)."""
+    if user_id is None:
+        check_ids(app_name)
+    else:
+        check_ids(app_name, user_id)
