@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cairn import Event, InvalidIdError
-from cairn.sessions import BaseSessionService, Session
+from cairn.sessions import BaseSessionService, Session, SessionLease
 
 APP, USER = "ids", "u1"
 
@@ -104,13 +104,13 @@ async def test_ids_within_the_rule_work_everywhere(store: BaseSessionService, go
         app_name=good, user_id=good, session_id=good, state={"user:u": 1}
     )
     await store.append_event(session, Event(author="a", state={"k": 1}))
-    assert (
-        await store.acquire_session_lease(
-            app_name=good, user_id=good, session_id=good, holder="h", ttl=30
-        )
-        is None
+    lease = await store.acquire_session_lease(
+        app_name=good, user_id=good, session_id=good, holder="h", ttl=30
     )
-    await store.release_session_lease(app_name=good, user_id=good, session_id=good, holder="h")
+    assert isinstance(lease, SessionLease) and lease.session_id == good
+    await store.release_session_lease(
+        app_name=good, user_id=good, session_id=good, holder="h", generation=lease.generation
+    )
     loaded = await store.get_session(app_name=good, user_id=good, session_id=good)
     assert loaded is not None and loaded.state == {"k": 1, "user:u": 1}
     assert (loaded.app_name, loaded.user_id, loaded.id) == (good, good, good)

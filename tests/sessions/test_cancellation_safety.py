@@ -28,7 +28,7 @@ from tests.support.faults import cancel, connections, cut, open_transactions, ru
 
 from cairn import Agent, Event, Runner
 from cairn.errors import StoreUnavailableError
-from cairn.sessions import DatabaseSessionService
+from cairn.sessions import DatabaseSessionService, SessionLease
 from cairn.sessions.sql.engines import IDLE_PING_AFTER
 from cairn.sessions.verify import verify_session
 from cairn.testing import ScriptedLlm
@@ -167,7 +167,7 @@ class CheckingStore(DatabaseSessionService):
         self.polls = 0
         self.open_between_polls: list[str] = []
 
-    async def acquire_session_lease(self, **key: Any) -> str | None:
+    async def acquire_session_lease(self, **key: Any) -> SessionLease | str:
         holder = await super().acquire_session_lease(**key)
         self.polls += 1
         self.open_between_polls += await open_transactions(self.url)
@@ -182,13 +182,14 @@ async def test_waiting_for_a_busy_session_holds_no_transaction_between_polls(
         store = CheckingStore(url)
         await store.create_session(app_name="app", user_id="u", session_id="busy")
         key = {"app_name": "app", "user_id": "u", "session_id": "busy"}
-        assert await store.acquire_session_lease(**key, holder="other", ttl=600) is None
+        taken = await store.acquire_session_lease(**key, holder="other", ttl=600)
+        assert isinstance(taken, SessionLease)
         waiter = asyncio.create_task(invoke(store, "busy", wait=600))
         deadline = time.monotonic() + 60
         while store.polls < 8:
             assert time.monotonic() < deadline and not waiter.done()
             await asyncio.sleep(0.01)
-        await store.release_session_lease(**key, holder="other")
+        await store.release_session_lease(**key, holder="other", generation=taken.generation)
         await asyncio.wait_for(waiter, 60)
         assert store.open_between_polls == []
         await store.close()
