@@ -19,7 +19,10 @@ from tests.server.harness import asgi_client, run_body, sse_payloads
 
 from cairn import Event, InMemorySessionService, Runner, SqliteSessionService
 from cairn.events.interrupts import Interrupt
+from cairn.models import LlmRequest
 from cairn.sessions.base_session_service import BaseSessionService
+from cairn.testing import ScriptedLlm
+from cairn.workflow import Workflow
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _spec = importlib.util.spec_from_file_location(
@@ -57,10 +60,9 @@ def store_of(kind: str, tmp_path: Path) -> BaseSessionService:
 class Reviews:
     """The workflow on one session, through ``Runner``."""
 
-    def __init__(self, service: BaseSessionService) -> None:
-        self.runner = Runner(
-            app_name=APP, agent=email_review.build_workflow(), session_service=service
-        )
+    def __init__(self, service: BaseSessionService, workflow: Workflow | None = None) -> None:
+        agent = workflow if workflow is not None else email_review.build_workflow()
+        self.runner = Runner(app_name=APP, agent=agent, session_service=service)
 
     async def run(self, message: types.Content) -> list[Event]:
         return [
@@ -174,3 +176,31 @@ async def test_over_http_each_review_sends_the_draft_it_showed() -> None:
         assert [i["id"] for i in waiting] == [second["id"]]
         assert await answer_over_http(api, second, "approve") == [f"SENT:\n{draft(SECOND)}"]
         assert (await api.get(f"/cairn{SESSION_URL}/interrupts")).json() == []
+
+
+async def test_with_an_llm_drafting_each_review_sends_its_own_draft() -> None:
+    """The LLM variant (``CAIRN_MODEL``): the agent node gets the request, or the request,
+    its draft and the feedback as JSON, and outputs the draft; nothing goes through state."""
+
+    def write(request: LlmRequest) -> str:
+        asked = request.contents[-1].parts[0].text or ""
+        if asked.startswith("{"):
+            revision = json.loads(asked)
+            return f"{revision['draft']} (now: {revision['feedback']})"
+        return f"Dear all: {asked}"
+
+    service = InMemorySessionService()
+    await service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    reviews = Reviews(service, email_review.build_workflow(ScriptedLlm(respond=write)))
+    await reviews.request(FIRST)
+    await reviews.request(SECOND)
+    first, second = await reviews.pending()
+    assert first.payload == {"draft": f"Dear all: {FIRST}"}
+    await reviews.answer(first, "shorter")
+    (revised,) = [i for i in await reviews.pending() if i.invocation_id == first.invocation_id]
+    assert revised.payload == {"draft": f"Dear all: {FIRST} (now: shorter)"}
+    assert sent(await reviews.answer(second, "approve")) == [f"SENT:\nDear all: {SECOND}"]
+    assert sent(await reviews.answer(revised, "approve")) == [
+        f"SENT:\nDear all: {FIRST} (now: shorter)"
+    ]
+    assert not (await service.get_session(app_name=APP, user_id=USER, session_id=SESSION)).state

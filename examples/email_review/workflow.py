@@ -16,6 +16,7 @@ import os
 from typing import Any
 
 from cairn import Agent, Context, Event
+from cairn.models import BaseLlm
 from cairn.workflow import START, RequestInput, Workflow, node
 
 
@@ -72,7 +73,9 @@ def discard(node_input: str) -> str:
     return "The draft was discarded."
 
 
-def build_workflow(model: str | None = None) -> Workflow:
+def build_workflow(model: str | BaseLlm | None = None) -> Workflow:
+    """The workflow; drafting by an LLM agent on ``model`` (a name or a model), else the
+    template."""
     drafter: Any = draft_from_template
     if model:
         drafter = Agent(
