@@ -99,3 +99,21 @@ def test_with_piped_input_the_notice_goes_to_stderr_and_the_message_is_sent(
     # The answer went to the review the second message started, and sent its draft.
     assert sent(SECOND) in result.stdout and sent(FIRST) not in result.stdout
     assert ASK_FIRST not in result.stdout  # nobody to ask
+
+
+def test_a_replayed_message_while_a_review_waits_gets_the_note_on_stderr(tmp_path: Path) -> None:
+    turns = tmp_path / "turns.txt"
+    turns.write_text(f"{FIRST}\n{SECOND}\n", encoding="utf-8")
+    result = subprocess.run(
+        [*cairn_run(tmp_path), "--replay", str(turns)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env(),
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("note: 1 interrupt is still pending") == 1  # before SECOND only
+    assert "it starts a new run, and the pending one stays waiting" in result.stderr
+    assert "2 pending interrupt(s)" in result.stdout  # both reviews wait at the end

@@ -114,7 +114,9 @@ def run(
     pending interrupts are asked for first.
 
     At the prompt: an empty line, /quit or Ctrl-D quits; /pending lists the
-    pending interrupts; /answer asks again for the ones you skipped.
+    pending interrupts; /answer asks again for the ones you skipped. A message
+    does not answer them: it starts a new run, so a message typed while some
+    wait lists them first and asks whether to answer them before it is sent.
 
     \b
     Examples:
