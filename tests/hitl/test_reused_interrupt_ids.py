@@ -147,3 +147,38 @@ async def test_the_node_of_a_later_run_shows_as_waiting(service: BaseSessionServ
 
     assert status(first[-1].invocation_id) == "completed"
     assert status(later[-1].invocation_id) == "waiting"
+
+
+def ask_again(node_input: str):  # type: ignore[no-untyped-def]
+    yield RequestInput(interrupt_id="review-1", message="ok?", payload={"draft": node_input})
+
+
+def decide(node_input: str):  # type: ignore[no-untyped-def]
+    yield Event(route="done" if node_input == "yes" else "again", output=node_input)
+
+
+def finish() -> str:
+    return "finished"
+
+
+async def test_a_fixed_interrupt_id_asked_twice_in_one_run_fails_the_node_naming_the_fix(
+    service: BaseSessionService,
+) -> None:
+    """Within one invocation the answer to the first request is in the log: a second
+    request with that id could never be told apart, so the node fails instead of waiting
+    unlisted."""
+    loop = Workflow(
+        name="mail",
+        edges=[(START, ask_again, decide), (decide, {"done": finish, "again": ask_again})],
+    )
+    runner = await start(service, loop)
+    await run(runner, types.UserContent("one"))
+    events = await run(runner, reply("review-1", "adk_request_input", {"result": "more"}))
+    failed = [e for e in events if e.error_code == "NODE_FAILED"]
+    assert len(failed) == 1 and failed[0].error_message is not None
+    assert "interrupt_id 'review-1', which 'mail@1/ask_again@1' used already" in (
+        failed[0].error_message
+    )
+    assert "leave interrupt_id out" in failed[0].error_message
+    assert not any(e.long_running_tool_ids for e in events)  # nothing waits unlisted
+    assert await runner.list_pending_interrupts(user_id=U, session_id=S) == []

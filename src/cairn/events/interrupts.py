@@ -206,6 +206,21 @@ def waiting_under(events: Sequence[Event], invocation_id: str, branch: str | Non
     return False
 
 
+def earlier_call(events: Sequence[Event], invocation_id: str, call_id: str) -> Event | None:
+    """The event of ``invocation_id`` that made a call with id ``call_id`` already, if any.
+
+    Reads back from the newest event to the message that started the invocation.
+    """
+    for event in reversed(events):
+        if event.invocation_id != invocation_id:
+            continue
+        if any(call.id == call_id for call in event.get_function_calls()):
+            return event
+        if starts_invocation(event):
+            return None
+    return None
+
+
 def starts_invocation(event: Event) -> bool:
     """The user's message that started its invocation (not a later answer to a call)."""
     return (
