@@ -38,10 +38,13 @@ def show(event: Event) -> None:
     if event.error_message:
         print(f"  {where:<34} error: {event.error_message}")
     elif event.actions.end_of_agent and event.output is not None:  # a node run finished
-        first, *rest = str(event.output).splitlines() or [""]
-        print(f"  {where:<34} -> {first}")
-        if rest:
-            print(_indent("\n".join(rest)))
+        if isinstance(event.output, dict):  # e.g. {"draft": ..., "answer": ...}: one line
+            print(f"  {where:<34} -> {_summary(event.output)}")
+        else:
+            first, *rest = str(event.output).splitlines() or [""]
+            print(f"  {where:<34} -> {first}")
+            if rest:
+                print(_indent("\n".join(rest)))
         if event.actions.route:
             print(f"  {'':<34}    route: {event.actions.route}")
 
@@ -50,14 +53,13 @@ def _indent(text: str) -> str:
     return "\n".join(f"{'':<40}| {line}" for line in text.splitlines())
 
 
-def pending_review(events: list[Event]) -> str | None:
-    """The id of an input request nobody has answered yet."""
-    answered = {r.id for e in events for r in e.get_function_responses()}
-    for event in reversed(events):
-        for call in event.get_function_calls():
-            if call.name == "adk_request_input" and call.id not in answered:
-                return call.id
-    return None
+def _summary(output: dict[str, object]) -> str:
+    """A node's dict output on one line: each value's first line (``...`` if there is more)."""
+    shown = []
+    for key, value in output.items():
+        first, *rest = str(value).splitlines() or [""]
+        shown.append(f"{key}: {first}{' ...' if rest else ''}")
+    return "; ".join(shown)
 
 
 async def main() -> int:
@@ -73,12 +75,18 @@ async def main() -> int:
     if session is None:
         session = await store.create_session(app_name=APP, user_id=USER, session_id=SESSION)
     print(f"store: SQLite file {STORE}")
-    waiting = pending_review(session.events)
-    if waiting is None:
+    # Each waiting review belongs to its own run (invocation) and carries the draft it shows;
+    # answering one resumes exactly that run, so it sends exactly that draft.
+    reviews = await runner.list_pending_interrupts(user_id=USER, session_id=SESSION)
+    waiting = reviews[0].id if reviews else None
+    if not reviews:
         print(f"\n== new request: {REQUEST}")
         message = types.Content(role="user", parts=[types.Part(text=REQUEST)])
     else:
         print(f"\n== found a review waiting in the log ({waiting}); resuming there")
+        print("  the draft it asks about:\n" + _indent(reviews[0].payload["draft"]))
+        if len(reviews) > 1:
+            print(f"  ({len(reviews) - 1} more review(s) wait after it, each for its own draft)")
     while True:
         if waiting is not None:
             answer = args.answer

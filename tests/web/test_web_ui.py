@@ -298,3 +298,46 @@ def test_a_bearer_token_is_asked_for_when_the_server_wants_one(
     page.reload()  # the token is kept, as a bearer token
     expect(page.locator(".session-item")).to_have_count(1)
     expect(form).to_be_hidden()
+
+
+def test_a_pending_review_is_announced_beside_the_chat_input(
+    page: Page, server: Server, screenshot: Shot
+) -> None:
+    open_app(page, server, "email_review")
+    notice = page.locator("#pending-notice")
+    send(page, "the quarterly report is ready for everyone to read")
+    expect(page.locator(".interrupt-card")).to_have_count(1)
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("1 interrupt is still waiting for your answer")
+    expect(notice).to_contain_text("input request: “Please review the draft")
+    expect(notice).to_contain_text("A message you send now starts a new run")
+    wait_idle(page)
+
+    # A second message starts a second run with its own review; the notice counts both.
+    send(page, "the budget is cut by 10%")
+    cards = page.locator(".interrupt-card")
+    expect(cards).to_have_count(2)
+    expect(notice).to_contain_text("2 interrupts are still waiting for your answer")
+    wait_idle(page)
+    before = page.url
+    notice.get_by_role("link", name="Answer them in the inbox").click()
+    expect(cards.first.locator("textarea")).to_be_focused()
+    assert page.url == before  # the address still names the session
+    screenshot(page, "pending-notice")
+
+    # The first review sends the first draft; the second keeps waiting, and is announced.
+    expect(cards.first.locator(".payload")).to_contain_text("the quarterly report")
+    cards.first.locator("textarea").fill("approve")
+    cards.first.locator("button[type=submit]").click()
+    sent = page.locator(".node-output").filter(has_text="send_email")
+    expect(sent).to_have_count(1)
+    expect(sent).to_contain_text("the quarterly report is ready")
+    expect(cards).to_have_count(1)
+    expect(notice).to_contain_text("1 interrupt is still waiting for your answer")
+    expect(notice.get_by_role("link", name="Answer it in the inbox")).to_be_visible()
+
+    cards.first.locator("textarea").fill("approve")
+    cards.first.locator("button[type=submit]").click()
+    expect(sent).to_have_count(2)
+    expect(sent.last).to_contain_text("the budget is cut by 10%")
+    expect(notice).to_be_hidden()

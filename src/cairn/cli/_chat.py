@@ -1,7 +1,10 @@
 """The conversation ``cairn run`` holds with one session: typed at a prompt, or replayed.
 
 Pending interrupts come first: a session that paused (yesterday, in another
-process) is resumed by answering them, before any new message is asked for.
+process) is resumed by answering them, before any new message is asked for. A
+message typed while some still wait (skipped ones) starts a new invocation and
+leaves them waiting, so the user is told which wait, and asked at a terminal
+whether to answer them first.
 """
 
 from __future__ import annotations
@@ -35,8 +38,16 @@ def user_message(text: str) -> types.Content:
 class Chat:
     """Runs one session's turns through ``runner`` and prints what happens."""
 
-    def __init__(self, runner: Runner, console: Console, *, user_id: str, session_id: str):
-        self.runner, self.console = runner, console
+    def __init__(
+        self,
+        runner: Runner,
+        console: Console,
+        *,
+        user_id: str,
+        session_id: str,
+        errors: Console,
+    ):
+        self.runner, self.console, self.errors = runner, console, errors
         self.user_id, self.session_id = user_id, session_id
         self.printer = EventPrinter(console)
         self.run_config = RunConfig(streaming_mode=StreamingMode.SSE)
@@ -113,10 +124,51 @@ class Chat:
                         "(start a message with // to send one that begins with /)",
                     )
                     continue
+                pending = await self.pending()  # another process may have answered some
+                if pending and self._answer_first(pending, terminal):
+                    skipped.clear()
+                    await self._answer(pending, terminal, skipped)
+                    self.console.print(Text("now sending your message", style="dim"))
                 await self.send(user_message(line.removeprefix("/")))
                 pending = await self.pending()
         except Quit:
             return EXIT_OK
+
+    def _answer_first(self, pending: list[Interrupt], terminal: Terminal) -> bool:
+        """Say that ``pending`` still wait before a new message goes out; at a terminal, ask
+        whether to answer them first (True). Without one, say so on stderr and send it."""
+        if not terminal.interactive:
+            self._pending_note(pending, "answer with /answer, or later with --session")
+            return False
+        self.console.print(
+            Text(
+                f"{_count(pending)} still pending. A new message starts a new run, and "
+                f"{_waiting(pending)}:",
+                style="yellow",
+            )
+        )
+        for interrupt in pending:
+            show_interrupt(self.console, interrupt)
+        return bool(
+            terminal.yes_or_no(
+                f"answer {'it' if len(pending) == 1 else 'them'} first, then send your message? "
+                "[y/n, n or empty sends it now]> "
+            )
+        )
+
+    def _pending_note(self, pending: list[Interrupt], how: str) -> None:
+        """The notice on stderr, where nobody can be asked: the message is sent anyway."""
+        asks = "; ".join(
+            f"{i.kind} {i.id}" + (f": {i.message.rstrip('.')}" if i.message else "")
+            for i in pending
+        )
+        self.errors.print(
+            Text(
+                f"note: {_count(pending)} still pending ({asks}). Sending the message anyway: "
+                f"it starts a new run, and {_waiting(pending)} ({how}).",
+                style="yellow",
+            )
+        )
 
     def _help(self) -> None:
         for command, meaning in COMMANDS.items():
@@ -172,6 +224,9 @@ class Chat:
         for turn in turns:
             if isinstance(turn, Say):
                 self._echo(f"you> {turn.text}")
+                pending = await self.pending()
+                if pending:
+                    self._pending_note(pending, "answer in a later turn, or with --session")
                 failure = await self.send(user_message(turn.text))
             elif isinstance(turn, Answer):
                 pending = await self.pending()
@@ -234,6 +289,14 @@ class Chat:
                 f"invocation; interrupted: {stopped or 'none'}. Name the invocation id instead."
             )
         return stopped[0]
+
+
+def _count(interrupts: list[Interrupt]) -> str:
+    return "1 interrupt is" if len(interrupts) == 1 else f"{len(interrupts)} interrupts are"
+
+
+def _waiting(interrupts: list[Interrupt]) -> str:
+    return "the pending one stays waiting" if len(interrupts) == 1 else "those stay waiting"
 
 
 def _ids(interrupts: list[Interrupt]) -> str:

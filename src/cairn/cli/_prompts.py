@@ -59,8 +59,10 @@ class Terminal:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.echo = not sys.stdin.isatty()
-        if not self.echo:  # line editing and history at a terminal, where there is readline
+        self.interactive = sys.stdin.isatty()
+        """A person types at a terminal (not a pipe or a file): questions can be asked."""
+        self.echo = not self.interactive
+        if self.interactive:  # line editing and history at a terminal, where there is readline
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401
 

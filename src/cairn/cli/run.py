@@ -118,7 +118,9 @@ def run(
     pending interrupts are asked for first.
 
     At the prompt: an empty line, /quit or Ctrl-D quits; /pending lists the
-    pending interrupts; /answer asks again for the ones you skipped.
+    pending interrupts; /answer asks again for the ones you skipped. A message
+    does not answer them: it starts a new run, so a message typed while some
+    wait lists them first and asks whether to answer them before it is sent.
 
     \b
     Examples:
@@ -153,7 +155,7 @@ def run(
         for stderr in (False, True)
     )
     try:
-        code = asyncio.run(_run(options, console))
+        code = asyncio.run(_run(options, console, errors))
     except CommandError as exc:
         print_error(errors, f"error: {exc}")
         code = exc.exit_code
@@ -169,14 +171,14 @@ def run(
     sys.exit(code)
 
 
-async def _run(options: RunOptions, console: Console) -> int:
+async def _run(options: RunOptions, console: Console, errors: Console) -> int:
     target = load_target(options.path)
     replay = read_replay(options.replay) if options.replay is not None else None
     service = session_service_from_url(options.store)
     try:
         runner = _runner(target, service, options.app_name, options.lease_ttl)
         try:
-            return await _session(options, runner, replay, console)
+            return await _session(options, runner, replay, console, errors)
         finally:
             await runner.close()
     finally:
@@ -205,7 +207,11 @@ def _runner(
 
 
 async def _session(
-    options: RunOptions, runner: Runner, replay: Replay | None, console: Console
+    options: RunOptions,
+    runner: Runner,
+    replay: Replay | None,
+    console: Console,
+    errors: Console,
 ) -> int:
     service, app_name, user_id = runner.session_service, runner.app_name, options.user_id
     where = f"app {app_name!r}, user {user_id!r}, store {_store_label(options.store)}"
@@ -240,7 +246,7 @@ async def _session(
             console.print(
                 Text("  the replay file's state is for new sessions; not applied", "yellow")
             )
-    chat = Chat(runner, console, user_id=user_id, session_id=session.id)
+    chat = Chat(runner, console, user_id=user_id, session_id=session.id, errors=errors)
     if options.list_pending:
         chat.show_pending(await chat.pending(), full=True)
         return EXIT_OK

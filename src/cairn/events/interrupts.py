@@ -148,25 +148,41 @@ def _call(value: Any) -> types.FunctionCall | None:
     return None
 
 
-def answered_ids(events: Iterable[Event]) -> set[str]:
-    """Ids of every function response in ``events``."""
-    return {r.id for event in events for r in event.get_function_responses() if r.id}
+def answered_ids(events: Iterable[Event], invocation_id: str | None = None) -> set[str]:
+    """Ids of the function responses in ``events``; with ``invocation_id``, of that
+    invocation's only (an answer belongs to the invocation it resumes, so a later
+    invocation reusing a call id is not answered by an earlier answer)."""
+    return {
+        r.id
+        for event in events
+        if invocation_id is None or event.invocation_id == invocation_id
+        for r in event.get_function_responses()
+        if r.id
+    }
 
 
 def pending_interrupts(events: Sequence[Event]) -> list[Interrupt]:
-    """Interrupts in ``events`` with no answer yet, and interrupted invocations, oldest first."""
-    answered = answered_ids(events)
+    """Interrupts in ``events`` with no answer yet, and interrupted invocations, oldest first.
+
+    An interrupt is answered by a response with its id in its own invocation: two
+    invocations of a session may use one id (a fixed ``interrupt_id``, a model's call ids).
+    """
+    answered: dict[str, set[str]] = {}
+    for event in events:
+        ids = [r.id for r in event.get_function_responses() if r.id]
+        if ids:
+            answered.setdefault(event.invocation_id, set()).update(ids)
     found = [
         describe(event, call)
         for event in events
         for call in interrupt_calls(event)
-        if call.id not in answered
+        if call.id not in answered.get(event.invocation_id, set())
     ]
     last_of: dict[str, Event] = {}
     for event in events:
         last_of[event.invocation_id] = event
     for event in last_of.values():
-        found.extend(interrupted_calls(event, answered))
+        found.extend(interrupted_calls(event, answered.get(event.invocation_id, set())))
     found.sort(key=lambda interrupt: interrupt.timestamp)
     return found
 
@@ -190,6 +206,21 @@ def waiting_under(events: Sequence[Event], invocation_id: str, branch: str | Non
         if starts_invocation(event):
             return False
     return False
+
+
+def earlier_call(events: Sequence[Event], invocation_id: str, call_id: str) -> Event | None:
+    """The event of ``invocation_id`` that made a call with id ``call_id`` already, if any.
+
+    Reads back from the newest event to the message that started the invocation.
+    """
+    for event in reversed(events):
+        if event.invocation_id != invocation_id:
+            continue
+        if any(call.id == call_id for call in event.get_function_calls()):
+            return event
+        if starts_invocation(event):
+            return None
+    return None
 
 
 def starts_invocation(event: Event) -> bool:

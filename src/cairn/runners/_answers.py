@@ -111,34 +111,40 @@ def check_answers(
             )
         wanted[response.id] = response
     found: dict[str, Interrupt] = {}
-    answered_later: set[str] = set()
+    # (invocation, call id) answered by a response newer than the walk has reached: an answer
+    # belongs to the invocation it resumed, so an older invocation may still wait under that id.
+    answered_later: set[tuple[str, str]] = set()
+    refusals: dict[str, str] = {}  # why the newest call with a wanted id takes no answer
     for event in reversed(events):
         for call in event.get_function_calls():
-            if call.id not in wanted or call.id in found:
+            if not call.id or call.id not in wanted or call.id in found:
                 continue
+            answered = (event.invocation_id, call.id) in answered_later
             if call.id not in (event.long_running_tool_ids or set()):
-                if call.id not in answered_later:
-                    raise refuse(
-                        call.id,
-                        f"its invocation {event.invocation_id!r} stopped while {call.name!r} "
-                        "ran, so whether it took effect is unknown; continue that invocation "
-                        f"with run_async(invocation_id={event.invocation_id!r}) to re-run it or "
-                        "answer with its result",
-                    )
-                raise refuse(
-                    call.id,
-                    f"it is an ordinary call of {call.name!r}, which got its result when it ran; "
-                    "only paused calls take answers",
+                reason = (
+                    f"it is an ordinary call of {call.name!r}, which got its result when it "
+                    "ran; only paused calls take answers"
+                    if answered
+                    else f"its invocation {event.invocation_id!r} stopped while {call.name!r} "
+                    "ran, so whether it took effect is unknown; continue that invocation "
+                    f"with run_async(invocation_id={event.invocation_id!r}) to re-run it or "
+                    "answer with its result"
                 )
-            if call.id in answered_later:
-                raise refuse(call.id, "it has been answered already (an answer is used once)")
-            found[call.id] = describe(event, call)
+            elif answered:
+                reason = "it has been answered already (an answer is used once)"
+            else:
+                found[call.id] = describe(event, call)
+                continue
+            refusals.setdefault(call.id, reason)
         if len(found) == len(wanted):
             break
-        answered_later.update(r.id for r in event.get_function_responses() if r.id)
+        answered_later.update(
+            (event.invocation_id, r.id) for r in event.get_function_responses() if r.id
+        )
     for interrupt_id in wanted:
         if interrupt_id not in found:
-            raise refuse(interrupt_id, "no call with this id was made in this session")
+            reason = refusals.get(interrupt_id, "no call with this id was made in this session")
+            raise refuse(interrupt_id, reason)
     invocations = {interrupt.invocation_id for interrupt in found.values()}
     if len(invocations) > 1:
         raise refuse(

@@ -18,7 +18,7 @@ def node_statuses(events: Sequence[Event], invocation_id: str) -> list[NodeStatu
     event is an error (a nested node run failing marks its workflow's path too);
     ``running``: anything else (started, not finished — or stopped by a crash).
     """
-    answered = answered_ids(events)
+    answered = answered_ids(events, invocation_id)
     order: list[str] = []
     completed: set[str] = set()
     waiting: set[str] = set()

@@ -20,7 +20,7 @@ from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
-from cairn.events.interrupts import schema_problem, unwrap_answer, waiting_under
+from cairn.events.interrupts import earlier_call, schema_problem, unwrap_answer, waiting_under
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
 from cairn.tools.base_tool import BaseTool
 from cairn.user_code import call_user_code, iterate_in_thread
@@ -325,6 +325,7 @@ class Workflow(BaseAgent):
             raise TypeError(f"node {node.name!r} of type {type(node).__name__} cannot run")
         async for item in items:
             if isinstance(item, RequestInput):
+                _check_new_interrupt_id(ctx, node, item)
                 outcome.waiting = True
                 yield _input_request(self.name, path, item, node_ctx)
             elif isinstance(item, Event):
@@ -484,6 +485,19 @@ def _retries(config: RetryConfig, error: BaseException) -> bool:
 def _delay(config: RetryConfig, attempt: int) -> float:
     delay = min(config.initial_delay * config.backoff_factor ** (attempt - 1), config.max_delay)
     return float(delay + random.uniform(0, config.jitter))
+
+
+def _check_new_interrupt_id(ctx: InvocationContext, node: BaseNode, request: RequestInput) -> None:
+    """Refuse an ``interrupt_id`` this invocation used already: its answer is in the log, so
+    the new request could never be told apart from the answered one."""
+    earlier = earlier_call(ctx.session.events, ctx.invocation_id, request.interrupt_id)
+    if earlier is not None:
+        raise ValueError(
+            f"node {node.name!r} asks for input with interrupt_id {request.interrupt_id!r}, "
+            f"which {earlier.node_info.path or earlier.author!r} used already in this "
+            "invocation; an interrupt id names one request, so leave interrupt_id out (a "
+            "fresh one is made for each request) or make it unique, e.g. from ctx.node_path"
+        )
 
 
 def _input_request(author: str, path: str, request: RequestInput, ctx: Context) -> Event:

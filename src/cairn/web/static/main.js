@@ -355,6 +355,7 @@ function renderAll() {
   $("session-title").title = ui.sessionId || "";
   renderChat();
   renderInbox();
+  renderPendingNotice();
   renderTimeline();
   renderInspector();
   renderState();
@@ -450,6 +451,41 @@ function renderInbox() {
       answer: (response) => answerInterrupt(interrupt, response),
       resume: (invocationId) => continueInvocation(invocationId),
     })));
+}
+
+const PENDING_KINDS = {
+  input: "input request",
+  confirmation: "confirmation",
+  credential: "credential request",
+  long_running: "long-running call",
+  in_doubt: "call in doubt",
+  interrupted: "interrupted invocation",
+};
+
+// Beside the chat input: a message sent now starts a new run and leaves these waiting.
+function renderPendingNotice() {
+  const notice = $("pending-notice");
+  const waiting = ui.interrupts;
+  notice.hidden = !waiting.length;
+  if (!waiting.length) return notice.replaceChildren();
+  const [first] = waiting;
+  const kind = PENDING_KINDS[first.kind] || first.kind;
+  const what = first.message ? `${kind}: “${short(first.message, 100)}”` : kind;
+  const more = waiting.length > 1 ? ` (and ${waiting.length - 1} more)` : "";
+  const one = waiting.length === 1;
+  notice.replaceChildren(
+    h("span", { class: "chip-icon" }, icon("pause")),
+    h("p", {},
+      h("strong", {}, one ? "1 interrupt is still waiting for your answer" : `${waiting.length} interrupts are still waiting for your answer`),
+      ` — ${what}${more}. A message you send now starts a new run; ${one ? "this one stays" : "these stay"} pending. `,
+      h("a", { href: "#inbox", class: "to-inbox", onclick: (event) => { event.preventDefault(); showInbox(); } },
+        one ? "Answer it in the inbox" : "Answer them in the inbox")));
+}
+
+function showInbox() {
+  const inbox = $("inbox");
+  inbox.scrollIntoView({ block: "nearest" });
+  inbox.querySelector(".interrupt-card textarea, .interrupt-card input, .interrupt-card button")?.focus();
 }
 
 function renderTimeline() {
