@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.harness import AGENTS
+from tests.support.waiting import BOUND_SECONDS, wait_until
 
 WAIT_LIMIT = 60.0
 HOUR = 3600.0
@@ -39,11 +40,11 @@ def cairn(*args: str, env: dict[str, str] | None = None, **popen: Any) -> subpro
 
 
 def wait_for_file(path: Path, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + WAIT_LIMIT
-    while not path.exists():
+    def appeared() -> bool:
         assert process.poll() is None, f"the process exited early ({process.returncode})"
-        assert time.monotonic() < deadline, f"{path} never appeared"
-        time.sleep(0.02)
+        return path.exists()
+
+    wait_until(appeared, f"{path} appears")
 
 
 def lease_row(store: Path) -> tuple[str, str, float]:
@@ -106,21 +107,22 @@ def api_server(
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + WAIT_LIMIT
-        while True:
+
+        def answers() -> bool:
             assert server.poll() is None, (agents.parent / f"server-{port}.log").read_text()
             try:
-                urllib.request.urlopen(base + "/list-apps", timeout=5).close()
-                break
+                urllib.request.urlopen(base + "/list-apps", timeout=BOUND_SECONDS).close()
             except (urllib.error.URLError, ConnectionError, TimeoutError):
-                assert time.monotonic() < deadline, "the server never answered"
-                time.sleep(0.1)
+                return False
+            return True
+
+        wait_until(answers, "the server answers")
         yield base, server
     finally:
         if server.poll() is None:
             server.send_signal(signal.SIGINT)
             try:
-                server.wait(timeout=15)
+                server.wait(timeout=BOUND_SECONDS)
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.support.terminal import Terminal
+from tests.support.waiting import BOUND_SECONDS
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "email_review"
 FIRST, SECOND = "the report is ready", "the budget is cut by 10%"
@@ -87,7 +88,7 @@ def test_with_piped_input_the_notice_goes_to_stderr_and_the_message_is_sent(
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BOUND_SECONDS,
         cwd=tmp_path,
         env=env(),
     )
@@ -108,7 +109,7 @@ def test_a_replayed_message_while_a_review_waits_gets_the_note_on_stderr(tmp_pat
         [*cairn_run(tmp_path), "--replay", str(turns)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BOUND_SECONDS,
         cwd=tmp_path,
         env=env(),
         stdin=subprocess.DEVNULL,

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 from tests.support.databases import MARIADB, POSTGRES, mariadb_database, postgres_database
+from tests.support.waiting import BOUND_SECONDS
 
 from cairn.cli._errors import EXIT_ERROR
 
@@ -57,7 +58,7 @@ async def test_a_missing_database_or_user_is_one_line_naming_it_and_the_fix(
             [sys.executable, "-m", "cairn.cli", *COMMANDS[command], "--store", url],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=BOUND_SECONDS,
         )
     assert result.returncode == EXIT_ERROR, result.stderr
     lines = result.stderr.strip().splitlines()

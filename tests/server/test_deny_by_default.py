@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute, Mount
 from tests.server.harness import asgi_client, server_app, uvicorn_server
+from tests.support.waiting import BOUND_SECONDS
 
 from cairn.server import ServerSettings, create_app
 
@@ -96,7 +97,7 @@ def test_uvicorn_with_a_root_path_asks_for_the_key(tmp_path: Path) -> None:
     routes = list(api_requests(create_app(ServerSettings(store="memory://"))))
     with (
         uvicorn_server(env, args=["--root-path", "/api"], log=tmp_path / "log") as url,
-        httpx.Client(base_url=url, timeout=30) as client,
+        httpx.Client(base_url=url, timeout=BOUND_SECONDS) as client,
     ):
         for method, path in routes:
             response = client.request(method, path)

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi import Request
 from tests.server.auth_hooks import header_user
 from tests.server.harness import asgi_client, run_body, sse_payloads, text, uvicorn_server
+from tests.support.waiting import BOUND_SECONDS
 
 from cairn.server import ServerSettings, create_app
 from cairn.server.access import Principal
@@ -380,7 +381,7 @@ def test_scope_claims_and_admin_roles_over_a_real_uvicorn_process(tmp_path: Path
     admin = bearer(token("ops", scope="read cairn:admin"))
     with (
         uvicorn_server(env, log=tmp_path / "server.log") as url,
-        httpx.Client(base_url=url, timeout=30) as client,
+        httpx.Client(base_url=url, timeout=BOUND_SECONDS) as client,
     ):
         bob = {"sessionId": "b", "state": {"user:plan": "gold"}}
         assert client.post("/apps/echo/users/bob/sessions", json=bob, headers=BOB).is_success
@@ -413,7 +414,7 @@ def test_a_hook_named_in_the_environment_authenticates_a_uvicorn_process(tmp_pat
     env = {"CAIRN_STORE": str(tmp_path / "sessions.db"), "CAIRN_AUTHENTICATE": HOOK}
     with (
         uvicorn_server(env, log=tmp_path / "server.log") as url,
-        httpx.Client(base_url=url, timeout=30) as client,
+        httpx.Client(base_url=url, timeout=BOUND_SECONDS) as client,
     ):
         missing = client.get("/list-apps")
         assert missing.status_code == 401 and missing.headers["www-authenticate"] == "X-User"

@@ -30,6 +30,7 @@ from tests.server.agents.echo.agent import root_agent as echo_agent
 from tests.server.harness import ROOT, free_port, run_body, uvicorn_server
 from tests.support.databases import postgres_database
 from tests.support.faults import open_transactions
+from tests.support.waiting import until
 
 from cairn import Runner
 from cairn.sessions import DatabaseSessionService
@@ -43,10 +44,7 @@ BOUND = 60.0
 
 
 async def eventually(condition: Callable[[], Awaitable[bool]], what: str) -> None:
-    deadline = time.monotonic() + BOUND
-    while not await condition():
-        assert time.monotonic() < deadline, f"not within {BOUND} s: {what}"
-        await asyncio.sleep(0.05)
+    await until(condition, what, bound=BOUND)
 
 
 async def no_open_transaction(url: str) -> bool:
@@ -75,14 +73,13 @@ async def hang_up(port: int, path: str, body: dict[str, Any], after: bytes | Non
 
 async def run_once_free(client: httpx.AsyncClient, session: str) -> None:
     """POST /run answers 200, once an invocation a hung-up client left has finished."""
-    deadline = time.monotonic() + BOUND
-    while True:
+
+    async def served() -> bool:
         response = await client.post("/run", json=run_body("echo", session, "again"))
-        if response.status_code != 409:
-            assert response.status_code == 200, response.text
-            return
-        assert time.monotonic() < deadline, f"session {session} stayed busy"
-        await asyncio.sleep(0.05)
+        assert response.status_code in (200, 409), response.text
+        return response.status_code == 200
+
+    await eventually(served, f"session {session} is served again")
 
 
 async def test_disconnects_hostile_ids_and_a_crowd_on_one_session_leave_nothing_open() -> None:
@@ -115,7 +112,12 @@ async def test_disconnects_hostile_ids_and_a_crowd_on_one_session_leave_nothing_
                 # Clients that hang up at different points, on 30 sessions at once, three rounds,
                 # each after a pause long enough for pooled connections to be pinged when reused.
                 for after in (None, b"HTTP/1.1", b"data: "):
-                    await asyncio.sleep(IDLE_PING_AFTER + 0.5)
+                    paused = time.monotonic()
+
+                    async def idle_long_enough(since: float = paused) -> bool:
+                        return time.monotonic() - since > IDLE_PING_AFTER + 0.5
+
+                    await eventually(idle_long_enough, "pooled connections sat idle")
                     await asyncio.gather(
                         *(
                             hang_up(port, "/run_sse", run_body("echo", session, "bye"), after)
@@ -232,11 +234,11 @@ async def test_sigterm_stops_the_server_in_bounded_time_and_ends_running_invocat
 
                 await eventually(all_running, "every invocation holds its session")
                 process.send_signal(signal.SIGTERM)
-                stopped = time.monotonic()
-                deadline = stopped + BOUND
-                while process.poll() is None:
-                    assert time.monotonic() < deadline, "SIGTERM did not stop the server"
-                    await asyncio.sleep(0.05)
+
+                async def exited() -> bool:
+                    return process.poll() is not None
+
+                await eventually(exited, "SIGTERM stops the server")
                 await asyncio.gather(*hanging, return_exceptions=True)
         finally:
             if process.poll() is None:

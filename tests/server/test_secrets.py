@@ -16,6 +16,7 @@ from tests.auth.token_server import FakeProvider
 from tests.server.harness import run_body, sse_payloads, uvicorn_server
 from tests.support.databases import postgres_database
 from tests.support.stored_rows import stored_rows
+from tests.support.waiting import BOUND_SECONDS
 
 AGENTS = Path(__file__).resolve().parent / "oauth_agents"
 SESSION = "/apps/calendar/users/ada/sessions/s1"
@@ -67,7 +68,7 @@ async def test_an_oauth2_sign_in_over_http_shows_and_stores_no_secret(
 
     logs = [tmp_path / "first.log", tmp_path / "second.log"]
     with uvicorn_server(env, log=logs[0]) as url:
-        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=url, timeout=BOUND_SECONDS) as http:
             seen(await http.post(SESSION, json={}))
             seen(await http.post("/run", json=run_body("calendar", "s1", "monday?")))
             [interrupt] = seen(await http.get(f"/cairn{SESSION}/interrupts")).json()
@@ -76,7 +77,7 @@ async def test_an_oauth2_sign_in_over_http_shows_and_stores_no_secret(
     redirected = provider.authorize(auth_uri)  # the user signs in while the server restarts
 
     with uvicorn_server(env, log=logs[1]) as url:
-        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=url, timeout=BOUND_SECONDS) as http:
             answered = seen(
                 await http.post(
                     f"/cairn{SESSION}/interrupts/{interrupt['id']}",
