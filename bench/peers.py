@@ -57,7 +57,7 @@ PEERS = {
         "adk",
         "google-adk 2.13.0",
         "peer_adk.py",
-        ["google-adk==2.13.0", "aiosqlite", "asyncpg", "sqlalchemy[asyncio]"],
+        ["google-adk==2.13.0", "aiosqlite", "asyncpg", "sqlalchemy[asyncio]", "mcp"],
     ),
     "langgraph": Peer(
         "langgraph",
