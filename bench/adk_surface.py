@@ -6,12 +6,12 @@ Run from the project's venv, it makes (or reuses) bench/.peers/adk with bench/pe
 `ensure_venv`, then runs itself inside that venv with `--dump`, where it reads the installed
 `google/adk` package: every module whose dotted path has no part starting with `_` is
 public. Each is imported; its public names are its `__all__` when it has one, else the
-classes and functions it defines itself. A module that cannot be imported in that venv (an
-optional dependency missing) is read without importing it: its literal `__all__`, else the
-classes, functions and assignments at its top level. The JSON maps each public module to
-its sorted names. cairn never imports google-adk: tests/compat/test_adk_surface.py reads the
-JSON and checks that cairn provides every path and name, or that
-tests/compat/adk_pending.toml says which issue or reason keeps it out.
+classes and functions it defines or assigns at top level. A module that cannot be imported
+in that venv (an optional dependency missing) is read without importing it: its literal
+`__all__`, else the classes, functions and assignments at its top level. The JSON maps
+each public module to its sorted names. cairn never imports google-adk:
+tests/compat/test_adk_surface.py reads the JSON and checks that cairn provides every path
+and name, or that tests/compat/adk_pending.toml says which issue or reason keeps it out.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def public_names(tree: ast.Module, is_package: bool) -> list[str]:
     return sorted({name for name in names if not name.startswith("_")})
 
 
-def imported_names(name: str) -> list[str] | None:
+def imported_names(name: str, tree: ast.Module) -> list[str] | None:
     import importlib
     import warnings
 
@@ -77,11 +77,12 @@ def imported_names(name: str) -> list[str] | None:
     if declared is not None:
         names = [str(item) for item in declared]
     else:
+        assigned = set(public_names(tree, is_package=False))
         names = [
             key
             for key, value in vars(module).items()
-            if getattr(value, "__module__", None) == name
-            and (isinstance(value, type) or callable(value))
+            if (isinstance(value, type) or callable(value))
+            and (getattr(value, "__module__", None) == name or key in assigned)
         ]
     return sorted({item for item in names if not item.startswith("_")})
 
@@ -104,9 +105,10 @@ def dump() -> None:
         if any(part.startswith("_") for part in parts):
             continue
         name = ".".join(["google", "adk", *parts])
-        names = imported_names(name)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = imported_names(name, tree)
         if names is None:
-            names = public_names(ast.parse(path.read_text(encoding="utf-8")), is_package)
+            names = public_names(tree, is_package)
         modules[name] = names
     version = getattr(google.adk, "__version__", "?")
     print(json.dumps({"version": version, "modules": modules}, indent=1, sort_keys=True))

@@ -5,6 +5,7 @@ from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import CallbackContext, Context, ToolContext
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
 from cairn.agents.llm_agent import Agent, LlmAgent
+from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "Context",
     "InvocationContext",
     "LlmAgent",
+    "ReadonlyContext",
     "RunConfig",
     "StreamingMode",
     "ToolContext",

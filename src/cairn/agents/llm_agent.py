@@ -19,6 +19,7 @@ from cairn.agents.contents import ContentsCache
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import StreamingMode
 from cairn.agents.tool_calls import resume_point, run_calls, settle
 from cairn.events.event import Event
@@ -35,7 +36,7 @@ from cairn.user_code import call_user_code
 logger = logging.getLogger(__name__)
 
 Mode = Literal["chat", "task", "single_turn"]
-InstructionProvider = Callable[[Context], "str | Awaitable[str]"]
+InstructionProvider = Callable[[ReadonlyContext], "str | Awaitable[str]"]
 ToolUnion = Callable[..., Any] | BaseTool | BaseToolset
 ModelCallback = Callable[..., Any]
 ToolCallback = Callable[..., Any]
@@ -165,7 +166,7 @@ class LlmAgent(BaseAgent):
             tools.append(self._function_tool(finish_task))
         return tools
 
-    async def _instruction_text(self, value: Any, ctx: Context) -> str:
+    async def _instruction_text(self, value: Any, ctx: ReadonlyContext) -> str:
         if callable(value):
             return str(await call_user_code(value, ctx))
         if not value:
@@ -173,7 +174,7 @@ class LlmAgent(BaseAgent):
         return await inject_session_state(str(value), ctx, agent_name=self.name)
 
     async def _build_request(self, ctx: InvocationContext, tools: list[BaseTool]) -> LlmRequest:
-        readonly = Context(ctx)
+        readonly = ReadonlyContext(ctx)
         model = self.canonical_model
         config = (
             self.generate_content_config.model_copy(deep=True)
