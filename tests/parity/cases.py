@@ -39,6 +39,11 @@ FEATURES: dict[str, str] = {
     "workflow_failing_node": "Workflow: a failing node",
     "workflow_runner_node": "Runner(node=workflow) with an LlmAgent node",
     "workflow_agent_node": "Workflow with an LlmAgent node, as the root agent",
+    "workflow_function_node": "FunctionNode(func=f) named after the function",
+    "app_workflow_root": "App whose root_agent is a Workflow",
+    "model_inheritance": "a sub-agent without model uses its parent's",
+    "callback_state": "callback_context.state written before the agent, read by its tool",
+    "static_instruction": "static_instruction as types.Content beside an instruction",
     "app_wrapping": "App(name=..., root_agent=...) given to the Runner",
     "state_scopes": "state scopes user:, app:, temp: across two sessions",
     "load_memory": "load_memory with InMemoryMemoryService",
@@ -49,7 +54,7 @@ FEATURES: dict[str, str] = {
 
 NO_TOOL_CONTEXT = "cairn has no module cairn.tools.tool_context"
 NO_CALLBACK_CONTEXT = "cairn has no module cairn.agents.callback_context"
-PATH_ONLY = " (import path only: with it served the app matches)"
+PATH_ONLY = " (import paths only: with them served the app matches)"
 SUB_AGENT_TURNS = (
     "each sub-agent's run starts with an extra user event repeating its input on its branch "
     "(the model sees the user message twice), "
@@ -149,6 +154,15 @@ DIFFERS: dict[str, str] = {
     "event (message 'record 7 has no owner'); cairn does not raise, words the error event "
     "\"node 'validate_record' of workflow 'records' failed (attempt 1): ...\" and adds a "
     "NODE_FAILED event",
+    "workflow_function_node": "FunctionNode(func=f) is refused: ValidationError, FunctionNode "
+    "name Field required (ADK names the node after the function)",
+    "app_workflow_root": "cairn " + ENDS + " (node_path shouter@1); ADK writes only the node's "
+    "output",
+    "model_inheritance": "transfer_to_agent's function response: ADK {'result': None}, cairn "
+    "{'transferred_to': 'helper'} (the inherited model, gemini-2.5-pro, agrees)",
+    "callback_state": NO_CALLBACK_CONTEXT + " and no cairn.tools.tool_context" + PATH_ONLY,
+    "static_instruction": "LlmAgent(static_instruction=types.Content(...)) is refused: "
+    "ValidationError, static_instruction Input should be a valid string",
     "workflow_runner_node": "Runner(node=...) is refused: TypeError: Runner.__init__() got an "
     "unexpected keyword argument 'node'",
     "workflow_agent_node": "cairn stores a user event with the agent node's input on branch "

@@ -180,7 +180,7 @@ class Recorder:
         self.replies = {agent: list(items) for agent, items in replies.items()}
         self.requests: list[dict[str, Any]] = []
         self.models: dict[str, str] = {}
-        self.instructions: dict[str, Any] = {}
+        self.instructions: dict[str, dict[str, Any]] = {}
 
 
 CURRENT: dict[str, Recorder] = {}
@@ -206,7 +206,10 @@ def install_fake_model(fw: Fw) -> None:
     def canonical_model(self: Any) -> Any:
         recorder = CURRENT["app"]
         if self.name not in recorder.models:
-            recorder.instructions[self.name] = self.instruction
+            recorder.instructions[self.name] = {
+                "instruction": self.instruction,
+                "static": text_of(getattr(self, "static_instruction", None)),
+            }
             try:
                 resolved = original.fget(self)
                 recorder.models[self.name] = str(getattr(resolved, "model", resolved))
@@ -220,6 +223,14 @@ def install_fake_model(fw: Fw) -> None:
         return cache[key]
 
     llm_agent_class.canonical_model = property(canonical_model)
+
+
+def text_of(value: Any) -> str | None:
+    """A str, or the text of a Content or Part (a static_instruction), else None."""
+    if value is None or isinstance(value, str):
+        return value
+    parts = getattr(value, "parts", None) or [value]
+    return "".join(getattr(part, "text", None) or "" for part in parts) or None
 
 
 def reply_content(types: Any, item: Any) -> Any:
@@ -340,14 +351,16 @@ def describe_request(recorder: Recorder, agent_name: str, request: Any) -> dict[
             tools.append(declaration.name)
             if declaration.name == "transfer_to_agent":
                 tools[-1] = {"transfer_to_agent": transfer_targets(declaration)}
+    contents = [
+        {"role": content.role, "parts": memory_marked(parts_of(content, ids=False))}
+        for content in request.contents
+    ]
+    agent = recorder.instructions.get(agent_name, {})
     return {
         "agent": agent_name,
-        "instruction": own_instruction(recorder.instructions.get(agent_name), instruction or ""),
+        "instruction": own_instruction(agent, instruction or "", contents),
         "tools": tools,
-        "contents": [
-            {"role": content.role, "parts": memory_marked(parts_of(content, ids=False))}
-            for content in request.contents
-        ],
+        "contents": contents,
         "response_schema": config is not None
         and bool(
             getattr(config, "response_schema", None)
@@ -356,24 +369,46 @@ def describe_request(recorder: Recorder, agent_name: str, request: Any) -> dict[
     }
 
 
-def own_instruction(template: Any, system: str) -> list[Any]:
-    """The app's own instruction as the model got it, and any memories the framework added.
+def own_instruction(
+    agent: dict[str, Any], system: str, contents: list[dict[str, Any]]
+) -> list[Any]:
+    """The app's own instructions as the model got them, and any memories the framework added.
 
     The rest of the system instruction (ADK's identity and transfer paragraphs, its tool
-    hints) is the framework's own wording, which cairn writes in its own words.
+    hints) is the framework's own wording, which cairn writes in its own words. An
+    instruction found in the contents instead (ADK moves it there beside a
+    static_instruction) is reported as ``{"in_contents": ...}`` and its part, wrapper
+    wording and all, becomes ``{"instruction": ...}``.
     """
     out: list[Any] = []
+    static = agent.get("static")
+    if static:
+        out.append({"static": static if static in system else "<missing>"})
+    template = agent.get("instruction")
     if isinstance(template, str) and template:
         pieces = re.split(r"\{+[^{}]*\}+", template)
-        pattern = ".*?".join(re.escape(piece) for piece in pieces) + r"(?=\n\n|\Z)"
-        found = re.search(pattern, system, re.S)
-        out.append(found.group(0) if found else f"<the app's instruction is missing: {system!r}>")
+        pattern = re.compile(".*?".join(re.escape(p) for p in pieces) + r"(?=\n\n|\n<|\Z)", re.S)
+        found = pattern.search(system)
+        if found:
+            out.append(found.group(0))
+        else:
+            out.append(in_contents(pattern, contents) or f"<missing: {system!r}>")
     elif system:
         out.append(system.split("\n\n")[0])
     for paragraph in system.split("\n\n"):
         if "<PAST_CONVERSATIONS>" in paragraph:
             out.append({"memories": memory_lines(paragraph)})
     return out
+
+
+def in_contents(pattern: re.Pattern[str], contents: list[dict[str, Any]]) -> Any:
+    for content in contents:
+        for index, part in enumerate(content["parts"]):
+            found = pattern.search(part.get("text", ""))
+            if found:
+                content["parts"][index] = {"instruction": found.group(0)}
+                return {"in_contents": found.group(0)}
+    return None
 
 
 def memory_lines(text: str) -> list[str]:
@@ -453,6 +488,10 @@ class Ids:
             return [self.rename(item) for item in value]
         if isinstance(value, str) and value in self.names:
             return self.names[value]
+        if isinstance(value, str):
+            for raw, label in self.names.items():
+                value = value.replace(raw, label)
+            return UUID.sub("<uuid>", value)
         return value
 
     def label(self, raw: str) -> str:

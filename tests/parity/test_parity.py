@@ -8,6 +8,7 @@ when a fix makes it match, the mark fails: delete the entry.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import pytest
@@ -31,7 +32,7 @@ def adk_results() -> Any:
 
 @pytest.fixture(scope="session")
 def cairn_results() -> Any:
-    return harness.run_driver(harness.sys.executable, "cairn")
+    return harness.run_driver(sys.executable, "cairn")
 
 
 def test_every_app_has_a_feature() -> None:
