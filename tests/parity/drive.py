@@ -462,7 +462,11 @@ def transfer_targets(declaration: Any) -> Any:
 
 
 class Ids:
-    """Framework-made ids (function calls, confirmations) become call-1, call-2, ..."""
+    """Framework-made ids (function calls, confirmations) become call-1, call-2, ...
+
+    Only ids that look generated (a uuid in them, or 20 characters and more) are renamed,
+    also inside longer strings (error texts); an id the app chose stays as it is.
+    """
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
@@ -495,6 +499,8 @@ class Ids:
         return value
 
     def label(self, raw: str) -> str:
+        if not (UUID.search(raw) or len(raw) >= 20):
+            return raw  # chosen by the app (an interrupt_id, say), not made by the framework
         if raw not in self.names:
             self.names[raw] = f"call-{len(self.names) + 1}"
         return self.names[raw]
