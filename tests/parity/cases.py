@@ -62,9 +62,6 @@ SUB_AGENT_TURNS = (
 ENDS = "marks node outputs end_of_agent=True and adds a final workflow output event"
 
 DIFFERS: dict[str, str] = {
-    "tool_state": NO_TOOL_CONTEXT + PATH_ONLY,
-    "artifacts": NO_TOOL_CONTEXT + PATH_ONLY,
-    "after_agent_callback": NO_CALLBACK_CONTEXT + PATH_ONLY,
     "state_scopes": NO_TOOL_CONTEXT + "; with it served: the tool event cairn yields keeps "
     "temp:scratch in its state_delta, ADK's yielded event has no temp: key (stored events and "
     "state agree)",
@@ -73,8 +70,6 @@ DIFFERS: dict[str, str] = {
     "skips it",
     "model_callbacks": NO_CALLBACK_CONTEXT + "; with it served: cairn runs after_model_callback "
     "on the LlmResponse a before_model_callback returned (stored text upper-cased), ADK does not",
-    "instruction_provider": "cairn has no module cairn.agents.readonly_context and no "
-    "ReadonlyContext anywhere",
     "agent_tool": "cairn has no module cairn.tools.agent_tool; with it served: cairn stores the "
     "AgentTool's inner run in the session (a user event with the request and the translator's "
     "reply, branch translator@cairn-<uuid>) between the call and the response; ADK stores only "
@@ -160,7 +155,6 @@ DIFFERS: dict[str, str] = {
     "output",
     "model_inheritance": "transfer_to_agent's function response: ADK {'result': None}, cairn "
     "{'transferred_to': 'helper'} (the inherited model, gemini-2.5-pro, agrees)",
-    "callback_state": NO_CALLBACK_CONTEXT + " and no cairn.tools.tool_context" + PATH_ONLY,
     "static_instruction": "LlmAgent(static_instruction=types.Content(...)) is refused: "
     "ValidationError, static_instruction Input should be a valid string",
     "workflow_runner_node": "Runner(node=...) is refused: TypeError: Runner.__init__() got an "
