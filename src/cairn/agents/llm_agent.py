@@ -15,6 +15,14 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.callbacks import (
+    AfterModelCallback,
+    AfterToolCallback,
+    BeforeModelCallback,
+    BeforeToolCallback,
+    OnModelErrorCallback,
+    OnToolErrorCallback,
+)
 from cairn.agents.contents import ContentsCache
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
@@ -38,8 +46,6 @@ logger = logging.getLogger(__name__)
 Mode = Literal["chat", "task", "single_turn"]
 InstructionProvider = Callable[[ReadonlyContext], "str | Awaitable[str]"]
 ToolUnion = Callable[..., Any] | BaseTool | BaseToolset
-ModelCallback = Callable[..., Any]
-ToolCallback = Callable[..., Any]
 
 TRANSFER_TOOL = "transfer_to_agent"
 
@@ -90,12 +96,12 @@ class LlmAgent(BaseAgent):
     output_schema: type[BaseModel] | None = None
     output_key: str | None = None
     mode: Mode | None = None
-    before_model_callback: ModelCallback | list[ModelCallback] | None = None
-    after_model_callback: ModelCallback | list[ModelCallback] | None = None
-    on_model_error_callback: ModelCallback | list[ModelCallback] | None = None
-    before_tool_callback: ToolCallback | list[ToolCallback] | None = None
-    after_tool_callback: ToolCallback | list[ToolCallback] | None = None
-    on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
+    before_model_callback: BeforeModelCallback | None = None
+    after_model_callback: AfterModelCallback | None = None
+    on_model_error_callback: OnModelErrorCallback | None = None
+    before_tool_callback: BeforeToolCallback | None = None
+    after_tool_callback: AfterToolCallback | None = None
+    on_tool_error_callback: OnToolErrorCallback | None = None
 
     _wrapped: dict[int, FunctionTool] = PrivateAttr(default_factory=dict)
     _contents: ContentsCache = PrivateAttr(default_factory=ContentsCache)

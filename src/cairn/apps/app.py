@@ -13,6 +13,18 @@ from cairn.plugins.base_plugin import BasePlugin
 _APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
 
+def validate_app_name(name: str) -> None:
+    """Raise ValueError unless ``name`` starts with a letter and has only letters, digits,
+    '_' and '-' (and is not 'user', which names the person in a conversation)."""
+    if not _APP_NAME.match(name):
+        raise ValueError(
+            f"app name {name!r} must start with a letter and contain only letters, "
+            "digits, '_' and '-', e.g. 'weather' or 'email-review'"
+        )
+    if name == "user":
+        raise ValueError("app name 'user' is reserved; choose another name")
+
+
 class ResumabilityConfig(BaseModel):
     """Accepted for ADK compatibility. In cairn every persisted pause is resumable."""
 
@@ -65,11 +77,5 @@ class App(BaseModel):
     @field_validator("name")
     @classmethod
     def _valid_name(cls, name: str) -> str:
-        if not _APP_NAME.match(name):
-            raise ValueError(
-                f"app name {name!r} must start with a letter and contain only letters, "
-                "digits, '_' and '-', e.g. 'weather' or 'email-review'"
-            )
-        if name == "user":
-            raise ValueError("app name 'user' is reserved; choose another name")
+        validate_app_name(name)
         return name
