@@ -6,10 +6,17 @@ import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator
 
-from cairn.agents.base_agent import BaseAgent
+from cairn.agents.base_agent import BaseAgent, BaseAgentState
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.sub_agent_runs import in_scope, marker, progress, waiting_since
 from cairn.events.event import Event
+
+
+class LoopAgentState(BaseAgentState):
+    """A loop agent's marker: the sub-agent about to run, and the rounds finished."""
+
+    current_sub_agent: str = ""
+    times_looped: int = 0
 
 
 class LoopAgent(BaseAgent):
@@ -41,8 +48,8 @@ class LoopAgent(BaseAgent):
                 if begun is None:
                     begun = len(ctx.session.events)
                     if ctx.is_resumable:
-                        state = {"current_sub_agent": child.name, "times_looped": rounds}
-                        yield marker(ctx, self, state=state)
+                        state = LoopAgentState(current_sub_agent=child.name, times_looped=rounds)
+                        yield marker(ctx, self, state=state.model_dump())
                 child_ctx = dataclasses.replace(ctx, run_start=begun)
                 async with contextlib.aclosing(child.run_async(child_ctx)) as events:
                     async for event in events:
@@ -66,4 +73,4 @@ class LoopAgent(BaseAgent):
             yield marker(ctx, self, end=True)
 
 
-__all__ = ["LoopAgent"]
+__all__ = ["LoopAgent", "LoopAgentState"]

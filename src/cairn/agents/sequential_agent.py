@@ -6,10 +6,16 @@ import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator
 
-from cairn.agents.base_agent import BaseAgent
+from cairn.agents.base_agent import BaseAgent, BaseAgentState
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.sub_agent_runs import marker, progress, waiting_since
 from cairn.events.event import Event
+
+
+class SequentialAgentState(BaseAgentState):
+    """A sequential agent's marker: the sub-agent about to run."""
+
+    current_sub_agent: str = ""
 
 
 class SequentialAgent(BaseAgent):
@@ -35,7 +41,8 @@ class SequentialAgent(BaseAgent):
             if begun is None:
                 begun = len(ctx.session.events)
                 if ctx.is_resumable:
-                    yield marker(ctx, self, state={"current_sub_agent": child.name})
+                    state = SequentialAgentState(current_sub_agent=child.name)
+                    yield marker(ctx, self, state=state.model_dump())
             child_ctx = dataclasses.replace(ctx, run_start=begun)
             async with contextlib.aclosing(child.run_async(child_ctx)) as events:
                 async for event in events:
@@ -49,4 +56,4 @@ class SequentialAgent(BaseAgent):
             yield marker(ctx, self, end=True)
 
 
-__all__ = ["SequentialAgent"]
+__all__ = ["SequentialAgent", "SequentialAgentState"]
