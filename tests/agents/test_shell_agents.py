@@ -331,3 +331,25 @@ async def test_a_before_agent_callback_reply_is_saved_to_output_key() -> None:
 
     assert [shape(e) for e in events] == [("answerer", "model: From the callback.")]
     assert events[0].actions.state_delta == {"answer": "From the callback."}
+
+
+async def test_a_loop_paused_in_its_second_round_resumes_in_that_round() -> None:
+    for resumable in (False, True):
+        drafts = ScriptedLlm(script=["Draft 1.", "Draft 2.", "Draft 3."])
+        checker_llm = ScriptedLlm(
+            script=["Fine.", Call("ask_manager", id="ask-2", reason="ok?"), "Approved."]
+        )
+        writer = Agent(name="writer", model=drafts)
+        checker = Agent(
+            name="checker", model=checker_llm, tools=[LongRunningFunctionTool(ask_manager)]
+        )
+        loop = LoopAgent(name="refine", sub_agents=[writer, checker], max_iterations=2)
+        app = Harness(loop, resumable=resumable)
+        paused = await app.send(said("write"))
+        assert paused[-1].long_running_tool_ids == {"ask-2"}
+
+        resumed = await app.send(answer("ask-2", {"ok": True}))
+
+        spoken = [shape(e) for e in resumed if e.content is not None]
+        assert spoken == [("checker", "model: Approved.")]  # round 2 was the last round
+        assert len(drafts.requests) == 2  # the writer ran once per round, never again
