@@ -74,23 +74,6 @@ DIFFERS: dict[str, str] = {
     "AgentTool's inner run in the session (a user event with the request and the translator's "
     "reply, branch translator@cairn-<uuid>) between the call and the response; ADK stores only "
     "the function call and its response",
-    "loop_escalate": "cairn.agents has no LoopAgent (only cairn.workflow has) and cairn.tools "
-    "has no exit_loop",
-    "loop_max_iterations": "cairn.agents has no LoopAgent; with it served: "
-    + SUB_AGENT_TURNS
-    + "the second iteration's input is the text 'null' instead of the history, "
-    "transfer_to_agent (no targets) is offered, and content-less end_of_agent output events are "
-    "stored (16 events, ADK 7)",
-    "sequential_history": "cairn.agents has no SequentialAgent; with it served: "
-    + SUB_AGENT_TURNS
-    + "a later agent sees only the previous agent's output, as a user text, instead of the "
-    "whole history (the reporter gets the booker's text, not the planner's and the booker's "
-    "turns), transfer_to_agent (no targets) is offered, and content-less end_of_agent output "
-    "events are stored (11 events, ADK 4)",
-    "output_key_templating": "cairn.agents has no SequentialAgent; with it served: "
-    + SUB_AGENT_TURNS
-    + "the critic sees the poem as a user text, not as the writer's turn, transfer_to_agent is "
-    "offered, and end_of_agent output events are stored",
     "parallel_branches": "cairn.agents has no ParallelAgent nor SequentialAgent; with them "
     "served: "
     + SUB_AGENT_TURNS
@@ -101,10 +84,6 @@ DIFFERS: dict[str, str] = {
     "include_contents='none' ADK shows the agent only the latest other agent's turn (the "
     "collector's), cairn shows the current user message and the collector's output as user "
     "texts; " + SUB_AGENT_TURNS + "transfer_to_agent is offered",
-    "before_agent_skip": "cairn.agents has no SequentialAgent and there is no "
-    "cairn.agents.callback_context; with them served: the content a before_agent_callback "
-    "returns is not saved to output_key ('summary' missing), so the translator's {summary} "
-    "fails (MissingInstructionVariableError) and the workflow stops with NODE_FAILED",
     "output_schema_tools": "cairn.agents has no SequentialAgent; with it served: cairn offers "
     "no set_model_response tool (ADK declares it before get_temperature), the scripted "
     "set_model_response call is an unknown tool, the forecaster's reply fails with "
@@ -127,12 +106,6 @@ DIFFERS: dict[str, str] = {
     "null Part field and customMetadata",
     "preload_memory": "ADK sends the past conversations as a user content before the message; "
     "cairn appends them to the system instruction",
-    "transfer_to_child": "transfer_to_agent's function response: ADK {'result': None}, cairn "
-    "{'transferred_to': 'billing'}",
-    "transfer_back_to_parent": "transfer_to_agent's function response: ADK {'result': None}, "
-    "cairn {'transferred_to': <target>}",
-    "transfer_to_peer": "transfer_to_agent's function response: ADK {'result': None}, cairn "
-    "{'transferred_to': <target>}",
     "workflow_chain": "cairn " + ENDS + " (node_path order_flow@1); ADK writes only the three "
     "node outputs",
     "workflow_routes": "cairn stores the routing node's output twice (the yielded Event with "
@@ -153,8 +126,6 @@ DIFFERS: dict[str, str] = {
     "name Field required (ADK names the node after the function)",
     "app_workflow_root": "cairn " + ENDS + " (node_path shouter@1); ADK writes only the node's "
     "output",
-    "model_inheritance": "transfer_to_agent's function response: ADK {'result': None}, cairn "
-    "{'transferred_to': 'helper'} (the inherited model, gemini-2.5-pro, agrees)",
     "static_instruction": "LlmAgent(static_instruction=types.Content(...)) is refused: "
     "ValidationError, static_instruction Input should be a valid string",
     "workflow_runner_node": "Runner(node=...) is refused: TypeError: Runner.__init__() got an "

@@ -36,6 +36,10 @@ class InvocationFlags:
     end_invocation: bool = False
     llm_calls: int = 0
     """Model calls made so far in this invocation (bounded by RunConfig.max_llm_calls)."""
+    transfer_to: str | None = None
+    """An agent handed the conversation to an agent outside its own sub-tree (its parent,
+    a peer): the agents running return, and the Runner runs that one next (never nested
+    inside the agents that were running)."""
 
 
 def new_invocation_id() -> str:
@@ -67,6 +71,13 @@ class InvocationContext:
     """The workflow node path this agent runs at (``wf@1/review@2``), '' outside workflows."""
     isolated: bool = False
     """The agent sees only its own branch (an AgentTool's agent), not its ancestors' events."""
+    run_start: int | None = None
+    """Where in ``session.events`` the running agent's current run begins, set by the shell
+    agent (sequential, parallel, loop) that runs it: the agent's resume reads only events
+    from there on (a loop's earlier rounds are not this run). None: the invocation's start."""
+    resumability_config: Any = None
+    """The App's ``ResumabilityConfig``: with ``is_resumable``, agents write ADK's
+    ``agent_state``/``end_of_agent`` marker events (cairn resumes from the log either way)."""
     delegation: str | None = None
     """The id of the parent's call this (task or single_turn) agent is serving, if any."""
     flags: InvocationFlags = dataclasses.field(default_factory=InvocationFlags)
@@ -84,6 +95,11 @@ class InvocationContext:
     @end_invocation.setter
     def end_invocation(self, value: bool) -> None:
         self.flags.end_invocation = value
+
+    @property
+    def is_resumable(self) -> bool:
+        """The App asked for ADK's resumability markers (``ResumabilityConfig``)."""
+        return bool(getattr(self.resumability_config, "is_resumable", False))
 
     @property
     def app_name(self) -> str:

@@ -29,6 +29,7 @@ from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import StreamingMode
+from cairn.agents.sub_agent_runs import marker
 from cairn.agents.tool_calls import resume_point, run_calls, settle
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
@@ -39,6 +40,7 @@ from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
+from cairn.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from cairn.user_code import call_user_code
 
 logger = logging.getLogger(__name__)
@@ -59,16 +61,6 @@ async def first_answer(callbacks: Any, **kwargs: Any) -> Any:
         if result is not None:
             return result
     return None
-
-
-def transfer_to_agent(agent_name: str, tool_context: Context) -> dict[str, str]:
-    """Hand the conversation to another agent that is better suited to answer.
-
-    Args:
-        agent_name: the name of the agent to transfer to.
-    """
-    tool_context.actions.transfer_to_agent = agent_name
-    return {"transferred_to": agent_name}
 
 
 class LlmAgent(BaseAgent):
@@ -137,9 +129,13 @@ class LlmAgent(BaseAgent):
             return []
         targets: list[BaseAgent] = [a for a in self.sub_agents if not _is_delegated(a)]
         parent = self.parent_agent
-        if parent is not None and not self.disallow_transfer_to_parent:
+        if not isinstance(parent, LlmAgent):
+            # Under a sequential, parallel or loop agent (or at the root) there is no parent
+            # to hand back to and no peer to hand over to: the shell agent decides who runs.
+            return targets
+        if not self.disallow_transfer_to_parent:
             targets.append(parent)
-        if parent is not None and not self.disallow_transfer_to_peers:
+        if not self.disallow_transfer_to_peers:
             targets.extend(
                 peer for peer in parent.sub_agents if peer is not self and not _is_delegated(peer)
             )
@@ -165,8 +161,9 @@ class LlmAgent(BaseAgent):
                     f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
                     "functions, BaseTool or BaseToolset instances"
                 )
-        if self.transfer_targets():
-            tools.append(self._function_tool(transfer_to_agent))
+        targets = self.transfer_targets()
+        if targets:
+            tools.append(TransferToAgentTool([target.name for target in targets]))
         tools.extend(_DelegateTool(agent) for agent in self._delegates().values())
         if self.mode == "task":
             tools.append(self._function_tool(finish_task))
@@ -262,12 +259,22 @@ class LlmAgent(BaseAgent):
             actions = final.actions
             if actions.transfer_to_agent:
                 target = self.root_agent.find_agent(actions.transfer_to_agent)
-                if target is None or target is self:
+                if target is None:
+                    return
+                if ctx.is_resumable:
+                    yield marker(ctx, self, end=True)  # its part is done: ADK marks it here
+                if target is self or self.find_sub_agent(target.name) is None:
+                    # Its parent or a peer: the agents running return and the Runner runs
+                    # it, so an agent that is running is never run again inside itself.
+                    ctx.flags.transfer_to = target.name
                     return
                 async with contextlib.aclosing(target.run_async(ctx)) as handed_over:
                     async for event in handed_over:
                         yield event
                 return
+            done = final.is_final_response() and not final.partial
+            if ctx.is_resumable and (done or (actions.end_of_agent and self.mode == "task")):
+                yield marker(ctx, self, end=True)  # ADK's end-of-agent marker
             if actions.end_of_agent and self.mode == "task":
                 if ctx.delegation is None:  # resumed on a later turn: report to the parent
                     async with contextlib.aclosing(self._report_to_parent(ctx, final)) as rest:
@@ -427,7 +434,9 @@ class LlmAgent(BaseAgent):
                 yield event
                 if not event.partial:
                     produced.append(event)
-        finished = child.mode == "single_turn" or any(e.actions.end_of_agent for e in produced)
+        finished = child.mode == "single_turn" or any(
+            e.actions.end_of_agent and e.content is not None for e in produced
+        )
         if finished:
             yield self._answer_call(ctx, call.id, child.name, _delegation_result(child, produced))
 
@@ -478,6 +487,12 @@ class LlmAgent(BaseAgent):
         async with contextlib.aclosing(parent.run_async(parent_ctx)) as events:
             async for event in events:
                 yield event
+
+    async def _callback_event(self, ctx: InvocationContext, *, before: bool) -> Event | None:
+        event = await super()._callback_event(ctx, before=before)
+        if before and event is not None and event.content is not None:
+            self._record_output(event)  # a before-callback's reply is the agent's answer
+        return event
 
     def _is_long_running(self, tools: list[BaseTool], name: str | None) -> bool:
         return any(tool.name == name and tool.is_long_running for tool in tools)

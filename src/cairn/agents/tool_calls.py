@@ -320,7 +320,9 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
     """
     answers: dict[str, Any] = {}
     interrupts: dict[str, Interrupt] = {}
-    for event in reversed(ctx.session.events):
+    # Under a shell agent, only this run's events (a loop's earlier rounds are done).
+    run = ctx.session.events[ctx.run_start :] if ctx.run_start else ctx.session.events
+    for event in reversed(run):
         if event.invocation_id != ctx.invocation_id:
             continue
         if event.branch != ctx.branch:

@@ -323,6 +323,7 @@ class Runner:
                 run_config=run_config,
                 plugin_manager=self.plugin_manager,
                 credential_answers=credential_answers,
+                resumability_config=self.app.resumability_config if self.app else None,
             )
             user_event = await self._user_event(ctx, new_message, state_delta)
             if user_event is not None and answers is not None:
@@ -466,12 +467,20 @@ class Runner:
             event = Event(invocation_id=ctx.invocation_id, author="model", content=early_reply)
             yield await self._commit(ctx, event)
             return
-        agent_events = ctx.agent.run_async(ctx)
-        try:
-            async for event in agent_events:
-                yield await self._commit(ctx, event)
-        finally:
-            await agent_events.aclose()
+        while True:
+            agent_events = ctx.agent.run_async(ctx)
+            try:
+                async for event in agent_events:
+                    yield await self._commit(ctx, event)
+            finally:
+                await agent_events.aclose()
+            # A hand-over outside the running agent's sub-tree (to its parent or a peer):
+            # the agents that were running have returned; the target runs here, not nested.
+            target_name, ctx.flags.transfer_to = ctx.flags.transfer_to, None
+            target = self.agent.find_agent(target_name) if target_name else None
+            if target is None or ctx.end_invocation:
+                return
+            ctx.agent = target
 
     async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
         replaced = await self.plugin_manager.run_on_event_callback(

@@ -1,6 +1,6 @@
 """Tools: what an LLM agent can call.
 
-`AgentTool`, `ToolContext` and `transfer_to_agent` are built on agents (the layer above)
+`AgentTool` and `ToolContext` are built on agents (the layer above)
 and are found here too, at ADK's addresses, when first asked for.
 """
 
@@ -22,16 +22,15 @@ from cairn.tools.mcp_toolset import (
     McpToolset as MCPToolset,
 )
 from cairn.tools.preload_memory_tool import PreloadMemoryTool, preload_memory
+from cairn.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 
 if TYPE_CHECKING:
     from cairn.tools.agent_tool import AgentTool
     from cairn.tools.tool_context import ToolContext
-    from cairn.tools.transfer_to_agent_tool import transfer_to_agent
 
 _ADDRESSES = {
     "AgentTool": "cairn.tools.agent_tool",
     "ToolContext": "cairn.tools.tool_context",
-    "transfer_to_agent": "cairn.tools.transfer_to_agent_tool",
 }
 
 
@@ -59,6 +58,7 @@ __all__ = [
     "StdioConnectionParams",
     "StreamableHTTPConnectionParams",
     "ToolContext",
+    "TransferToAgentTool",
     "exit_loop",
     "load_artifacts",
     "load_memory",

@@ -35,8 +35,12 @@ class Replay:
     """Interrupt id -> the JSON schema its answer must match (if the request gave one)."""
 
     @classmethod
-    def scan(cls, events: Sequence[Event], invocation_id: str, workflow_path: str) -> Replay:
-        """Read only this invocation's events under ``workflow_path``.
+    def scan(
+        cls, events: Sequence[Event], invocation_id: str, workflow_path: str, author: str
+    ) -> Replay:
+        """Read only this invocation's events under ``workflow_path``; a node run is
+        completed by an end-of-agent event of ``author`` (the workflow), not by the end
+        marker of an agent running in the node.
 
         Every event of an invocation comes after the user message that started it, so the
         scan walks back from the newest event only as far as that message.
@@ -66,7 +70,7 @@ class Replay:
             record.started = True
             if event.actions.escalate:
                 record.escalated = True
-            if event.actions.end_of_agent:
+            if event.actions.end_of_agent and event.author == author:
                 record.completed = True
                 record.output = event.output
                 record.route = event.actions.route

@@ -98,7 +98,7 @@ class Workflow(BaseAgent):
         ``max_concurrency`` at once). Each event a node yields is committed before that node
         goes on, exactly as for an agent."""
         my_path = ctx.node_path or f"{self.name}@1"
-        replay = Replay.scan(ctx.session.events, ctx.invocation_id, my_path)
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, my_path, self.name)
         graph = self._graph
         pending: collections.deque[tuple[str, Any, str | None]] = collections.deque()
         first_input = _user_input(ctx)
@@ -364,7 +364,7 @@ class Workflow(BaseAgent):
                 f"{type(node_input).__name__}"
             )
         child = as_node(node.node, _convert)
-        replay = Replay.scan(ctx.session.events, ctx.invocation_id, path)
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, path, self.name)
         outcomes = [_Outcome() for _ in node_input]
         channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
 
