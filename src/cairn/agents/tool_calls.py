@@ -51,7 +51,6 @@ from cairn.events.interrupts import (
 )
 from cairn.tools.base_tool import BaseTool
 from cairn.tools.function_tool import to_json_result
-from cairn.user_code import call_user_code
 
 if TYPE_CHECKING:
     from cairn.agents.llm_agent import LlmAgent
@@ -227,13 +226,6 @@ async def _run_with_credentials(
         results[calls[index].id or ""] = outcome
 
 
-async def _needs_confirmation(tool: BaseTool, args: dict[str, Any], context: Context) -> bool:
-    rule = tool.require_confirmation
-    if callable(rule):
-        return bool(await call_user_code(rule, args, context))
-    return bool(rule)
-
-
 async def _run_one(
     agent: LlmAgent, tool: BaseTool | None, call: types.FunctionCall, context: Context
 ) -> Any:
@@ -253,7 +245,7 @@ async def _run_one(
             f"{', '.join(sorted(agent.tool_names()))}"
         }
     confirmation = context.tool_confirmation
-    if confirmation is None and await _needs_confirmation(tool, args, context):
+    if confirmation is None and await tool.check_require_confirmation(args, context):
         context.request_confirmation(
             hint=f"Approve or reject the call {tool.name}({_render(args)}).",
         )

@@ -11,10 +11,9 @@ from typing import Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from cairn.tools.base_tool import BaseTool
+from cairn.tools.base_tool import BaseTool, is_context_annotation
 from cairn.user_code import call_user_code
 
-_CONTEXT_TYPE_NAMES = {"Context", "ToolContext", "CallbackContext"}
 _CONTEXT_PARAMETER = "tool_context"
 _OTHER_SECTIONS = {"returns", "return", "raises", "yields", "example", "examples"}
 
@@ -53,12 +52,6 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return "\n".join(summary_lines).strip(), arguments
 
 
-def _is_context_annotation(annotation: Any) -> bool:
-    return getattr(annotation, "__name__", None) in _CONTEXT_TYPE_NAMES or (
-        isinstance(annotation, str) and annotation.split(".")[-1] in _CONTEXT_TYPE_NAMES
-    )
-
-
 class FunctionTool(BaseTool):
     """A sync or async function the model can call (a sync one runs on a thread, so it never
     blocks the event loop).
@@ -70,8 +63,8 @@ class FunctionTool(BaseTool):
     the call's context. Arguments the model gets wrong come back to it as an
     error result naming the problem, so it can try again.
 
-    ``require_confirmation=True`` (or a predicate ``(args, tool_context) -> bool``)
-    pauses each call until a human approves it; ``idempotent=True`` lets a
+    ``require_confirmation=True`` (or a predicate called with the call's arguments as
+    keywords, see ``BaseTool.require_confirmation``) pauses each call until a human approves it; ``idempotent=True`` lets a
     call whose result was lost in a crash run again on resume.
     """
 
@@ -108,7 +101,7 @@ class FunctionTool(BaseTool):
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
                 continue
             annotation = hints.get(parameter.name, parameter.annotation)
-            if parameter.name == _CONTEXT_PARAMETER or _is_context_annotation(annotation):
+            if parameter.name == _CONTEXT_PARAMETER or is_context_annotation(annotation):
                 self._context_parameter = parameter.name
                 continue
             if annotation is inspect.Parameter.empty:
