@@ -30,6 +30,7 @@ from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
+from cairn.tools.set_model_response_tool import SetModelResponseTool
 from cairn.user_code import call_user_code
 
 logger = logging.getLogger(__name__)
@@ -144,6 +145,10 @@ class LlmAgent(BaseAgent):
 
     async def _resolved_tools(self, ctx: Context) -> list[BaseTool]:
         tools: list[BaseTool] = []
+        if self.output_schema is not None and self.tools and self.mode != "task":
+            # A response schema cannot hold a model that may call tools: it answers
+            # through this tool instead (offered first, as ADK offers it).
+            tools.append(SetModelResponseTool(self.output_schema))
         for entry in self.tools:
             if isinstance(entry, BaseTool):
                 tools.append(entry)
@@ -356,11 +361,13 @@ class LlmAgent(BaseAgent):
                     for call in calls
                     if call.name not in delegates and call.name not in in_invocation
                 ]
+                answer: Event | None = None
                 if ordinary:
                     ran = await run_calls(self, ctx, ordinary, tools)
                     turn.pending = turn.pending or bool(ran.pending)
                     for response_event in ran.events:
                         yield response_event
+                    answer = self._structured_answer(ctx, ran.events)
                 async with contextlib.aclosing(
                     self._run_agent_tools(ctx, calls, in_invocation, turn)
                 ) as agent_events:
@@ -373,6 +380,8 @@ class LlmAgent(BaseAgent):
                         ) as delegated:
                             async for delegated_event in delegated:
                                 yield delegated_event
+                if answer is not None:
+                    yield answer
 
     async def _run_agent_tools(
         self,
@@ -487,6 +496,28 @@ class LlmAgent(BaseAgent):
             actions=actions,
         )
 
+    def _structured_answer(self, ctx: InvocationContext, events: list[Event]) -> Event | None:
+        """The final answer given through ``set_model_response``, as the model event it
+        stands for (the JSON text, saved to ``output_key``); None if it was not given."""
+        for event in events:
+            answer = event.actions.set_model_response
+            if answer is None or not any(
+                r.name == SetModelResponseTool.NAME for r in event.get_function_responses()
+            ):
+                continue
+            final = Event(
+                invocation_id=ctx.invocation_id,
+                author=self.name,
+                branch=ctx.branch,
+                content=types.Content(
+                    role="model",
+                    parts=[types.Part(text=json.dumps(answer, ensure_ascii=False))],
+                ),
+            )
+            self._record_output(final)
+            return final
+        return None
+
     def _record_output(self, event: Event) -> None:
         if not self.output_key and not self.output_schema:
             return
@@ -498,7 +529,9 @@ class LlmAgent(BaseAgent):
         value: Any = text
         if self.output_schema is not None:
             try:
-                value = self.output_schema.model_validate_json(text).model_dump(mode="json")
+                value = self.output_schema.model_validate_json(text).model_dump(
+                    mode="json", exclude_none=True
+                )
             except ValidationError as error:
                 event.error_code = "OUTPUT_SCHEMA_MISMATCH"
                 event.error_message = (
@@ -512,6 +545,8 @@ class LlmAgent(BaseAgent):
     def tool_names(self) -> list[str]:
         """Names of the tools this agent offers its model (for error messages)."""
         names = [getattr(t, "name", getattr(t, "__name__", "")) for t in self.tools]
+        if self.output_schema is not None and self.tools and self.mode != "task":
+            names.insert(0, SetModelResponseTool.NAME)
         return [n for n in names if n] + ([TRANSFER_TOOL] if self.transfer_targets() else [])
 
 

@@ -535,6 +535,7 @@ def _merge_actions(into: EventActions, other: EventActions) -> None:
         "skip_summarization",
         "transfer_reason",
         "end_of_agent",
+        "set_model_response",
     ):
         value = getattr(other, name)
         if value:

@@ -35,9 +35,10 @@ class BaseTool(abc.ABC):
     is_long_running: bool = False
     """The call may finish later, outside this invocation (it then pauses)."""
     require_confirmation: bool | Callable[..., Any] = False
-    """Ask a human before each call: True, or a predicate (may be async) called as ADK calls
-    it, with the call's arguments as keywords, plus the call's context if it has a ``tool_context``
-    (or ``ToolContext``-annotated) parameter or ``**kwargs``: ``def large(amount: int, **_) -> bool``."""
+    """Ask a human before each call: True, or a predicate (may be async) called as ADK
+    calls it: the call's arguments as keywords, plus its context if the predicate has a
+    ``tool_context`` (or ``ToolContext``-annotated) parameter or ``**kwargs``, e.g.
+    ``def large(amount: int) -> bool``."""
     idempotent: bool = False
     """Running a call twice has the effect of running it once. A call whose process died
     before its result was recorded is then simply run again on resume; otherwise the

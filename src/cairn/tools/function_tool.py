@@ -64,8 +64,9 @@ class FunctionTool(BaseTool):
     error result naming the problem, so it can try again.
 
     ``require_confirmation=True`` (or a predicate called with the call's arguments as
-    keywords, see ``BaseTool.require_confirmation``) pauses each call until a human approves it; ``idempotent=True`` lets a
-    call whose result was lost in a crash run again on resume.
+    keywords, see ``BaseTool.require_confirmation``) pauses each call until a human
+    approves it; ``idempotent=True`` lets a call whose result was lost in a crash run
+    again on resume.
     """
 
     def __init__(
