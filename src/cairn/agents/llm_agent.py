@@ -153,9 +153,18 @@ class LlmAgent(BaseAgent):
             if isinstance(entry, BaseTool):
                 tools.append(entry)
             elif isinstance(entry, BaseToolset):
-                tools.extend(
-                    tool for tool in await entry.get_tools(ctx) if entry._is_selected(tool, ctx)
-                )
+                try:
+                    listed = await entry.get_tools(ctx)
+                except Exception as error:
+                    # As in ADK, the agent runs on without them; its model is told why.
+                    logger.exception(
+                        "agent %r runs without the tools of %s, which failed to load",
+                        self.name,
+                        type(entry).__name__,
+                    )
+                    tools.append(_UnavailableTools(entry, error))
+                    continue
+                tools.extend(tool for tool in listed if entry._is_selected(tool, ctx))
             elif callable(entry):
                 tools.append(self._function_tool(entry))
             else:
@@ -553,6 +562,24 @@ class LlmAgent(BaseAgent):
 @dataclasses.dataclass
 class _Turn:
     pending: bool = False
+
+
+class _UnavailableTools(BaseTool):
+    """A toolset whose tools could not be listed (an MCP server that is down): nothing is
+    declared, and the model is told which tools are missing and why."""
+
+    def __init__(self, toolset: BaseToolset, error: Exception) -> None:
+        super().__init__(name=f"({type(toolset).__name__} unavailable)", description="")
+        self.note = (
+            f"The tools of a {type(toolset).__name__} could not be loaded, so you cannot use "
+            f"them now ({type(error).__name__}: {error}). If the request needs them, say so."
+        )
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
+        llm_request.append_instructions([self.note])
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        return {"error": self.note}
 
 
 def _agent_tools(tools: list[BaseTool]) -> dict[str, Any]:
