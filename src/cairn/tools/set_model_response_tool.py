@@ -19,10 +19,9 @@ from cairn.models.llm_request import LlmRequest
 from cairn.tools.base_tool import BaseTool
 
 INSTRUCTION: Final = (
-    "IMPORTANT: You have access to other tools, but you must provide your final response "
-    "using the set_model_response tool with the required structured format. After using any "
-    "other tools needed to complete the task, always call set_model_response with your final "
-    "answer in the specified schema format."
+    "Give your final answer by calling set_model_response, whose parameters are the fields "
+    "of the answer; do not answer in plain text. Use your other tools first if you need "
+    "them, then call set_model_response once with the complete answer."
 )
 
 
@@ -34,8 +33,8 @@ class SetModelResponseTool(BaseTool):
     def __init__(self, output_schema: type[BaseModel]) -> None:
         super().__init__(
             name=self.NAME,
-            description="Set your final response using the required output schema. Use this "
-            "tool to provide your final structured answer instead of outputting text directly.",
+            description="Give your final answer, as structured data with the fields below "
+            "(instead of a text reply).",
         )
         self.output_schema = output_schema
 
