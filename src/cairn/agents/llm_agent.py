@@ -172,7 +172,8 @@ class LlmAgent(BaseAgent):
                     f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
                     "functions, BaseTool or BaseToolset instances"
                 )
-        if self.transfer_targets():
+        if self.transfer_targets() and not any(tool.name == TRANSFER_TOOL for tool in tools):
+            # A tool of the user's own by that name is the one the model calls, as in ADK.
             tools.append(self._function_tool(transfer_to_agent))
         tools.extend(_DelegateTool(agent) for agent in self._delegates().values())
         if self.mode == "task":
@@ -556,7 +557,10 @@ class LlmAgent(BaseAgent):
         names = [getattr(t, "name", getattr(t, "__name__", "")) for t in self.tools]
         if self.output_schema is not None and self.tools and self.mode != "task":
             names.insert(0, SetModelResponseTool.NAME)
-        return [n for n in names if n] + ([TRANSFER_TOOL] if self.transfer_targets() else [])
+        names = [n for n in names if n]
+        return names + (
+            [TRANSFER_TOOL] if self.transfer_targets() and TRANSFER_TOOL not in names else []
+        )
 
 
 @dataclasses.dataclass

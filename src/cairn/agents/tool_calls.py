@@ -229,10 +229,10 @@ async def _run_with_credentials(
 async def _run_one(
     agent: LlmAgent, tool: BaseTool | None, call: types.FunctionCall, context: Context
 ) -> Any:
-    from cairn.agents.llm_agent import TRANSFER_TOOL, first_answer
+    from cairn.agents.llm_agent import first_answer, transfer_to_agent
 
     args = dict(call.args or {})
-    if tool is not None and tool.name == TRANSFER_TOOL:
+    if getattr(tool, "func", None) is transfer_to_agent:  # cairn's own, not a user's namesake
         names = [a.name for a in agent.transfer_targets()]
         if args.get("agent_name") not in names:
             return {
