@@ -84,10 +84,6 @@ DIFFERS: dict[str, str] = {
     "include_contents='none' ADK shows the agent only the latest other agent's turn (the "
     "collector's), cairn shows the current user message and the collector's output as user "
     "texts; " + SUB_AGENT_TURNS + "transfer_to_agent is offered",
-    "output_schema_tools": "cairn.agents has no SequentialAgent; with it served: cairn offers "
-    "no set_model_response tool (ADK declares it before get_temperature), the scripted "
-    "set_model_response call is an unknown tool, the forecaster's reply fails with "
-    "OUTPUT_SCHEMA_MISMATCH and the announcer's {forecast} fails (NODE_FAILED)",
     "confirmation_bool": "cairn writes no function-response event for the paused call (ADK "
     "stores delete_file's {'error': 'This tool call requires confirmation, please approve or "
     "reject.'} with skip_summarization and the requested_tool_confirmations on it); cairn puts "

@@ -40,7 +40,8 @@ from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
-from cairn.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
+from cairn.tools.set_model_response_tool import SetModelResponseTool
+from cairn.tools.transfer_to_agent_tool import TransferToAgentTool
 from cairn.user_code import call_user_code
 
 logger = logging.getLogger(__name__)
@@ -147,13 +148,26 @@ class LlmAgent(BaseAgent):
 
     async def _resolved_tools(self, ctx: Context) -> list[BaseTool]:
         tools: list[BaseTool] = []
+        if self.output_schema is not None and self.tools and self.mode != "task":
+            # A response schema cannot hold a model that may call tools: it answers
+            # through this tool instead (offered first, as ADK offers it).
+            tools.append(SetModelResponseTool(self.output_schema))
         for entry in self.tools:
             if isinstance(entry, BaseTool):
                 tools.append(entry)
             elif isinstance(entry, BaseToolset):
-                tools.extend(
-                    tool for tool in await entry.get_tools(ctx) if entry._is_selected(tool, ctx)
-                )
+                try:
+                    listed = await entry.get_tools(ctx)
+                except Exception as error:
+                    # As in ADK, the agent runs on without them; its model is told why.
+                    logger.exception(
+                        "agent %r runs without the tools of %s, which failed to load",
+                        self.name,
+                        type(entry).__name__,
+                    )
+                    tools.append(_UnavailableTools(entry, error))
+                    continue
+                tools.extend(tool for tool in listed if entry._is_selected(tool, ctx))
             elif callable(entry):
                 tools.append(self._function_tool(entry))
             else:
@@ -162,7 +176,8 @@ class LlmAgent(BaseAgent):
                     "functions, BaseTool or BaseToolset instances"
                 )
         targets = self.transfer_targets()
-        if targets:
+        if targets and not any(tool.name == TRANSFER_TOOL for tool in tools):
+            # A tool of the user's own by that name is the one the model calls, as in ADK.
             tools.append(TransferToAgentTool([target.name for target in targets]))
         tools.extend(_DelegateTool(agent) for agent in self._delegates().values())
         if self.mode == "task":
@@ -370,11 +385,13 @@ class LlmAgent(BaseAgent):
                     for call in calls
                     if call.name not in delegates and call.name not in in_invocation
                 ]
+                answer: Event | None = None
                 if ordinary:
                     ran = await run_calls(self, ctx, ordinary, tools)
                     turn.pending = turn.pending or bool(ran.pending)
                     for response_event in ran.events:
                         yield response_event
+                    answer = self._structured_answer(ctx, ran.events)
                 async with contextlib.aclosing(
                     self._run_agent_tools(ctx, calls, in_invocation, turn)
                 ) as agent_events:
@@ -387,6 +404,8 @@ class LlmAgent(BaseAgent):
                         ) as delegated:
                             async for delegated_event in delegated:
                                 yield delegated_event
+                if answer is not None:
+                    yield answer
 
     async def _run_agent_tools(
         self,
@@ -509,6 +528,28 @@ class LlmAgent(BaseAgent):
             actions=actions,
         )
 
+    def _structured_answer(self, ctx: InvocationContext, events: list[Event]) -> Event | None:
+        """The final answer given through ``set_model_response``, as the model event it
+        stands for (the JSON text, saved to ``output_key``); None if it was not given."""
+        for event in events:
+            answer = event.actions.set_model_response
+            if answer is None or not any(
+                r.name == SetModelResponseTool.NAME for r in event.get_function_responses()
+            ):
+                continue
+            final = Event(
+                invocation_id=ctx.invocation_id,
+                author=self.name,
+                branch=ctx.branch,
+                content=types.Content(
+                    role="model",
+                    parts=[types.Part(text=json.dumps(answer, ensure_ascii=False))],
+                ),
+            )
+            self._record_output(final)
+            return final
+        return None
+
     def _record_output(self, event: Event) -> None:
         if not self.output_key and not self.output_schema:
             return
@@ -520,7 +561,9 @@ class LlmAgent(BaseAgent):
         value: Any = text
         if self.output_schema is not None:
             try:
-                value = self.output_schema.model_validate_json(text).model_dump(mode="json")
+                value = self.output_schema.model_validate_json(text).model_dump(
+                    mode="json", exclude_none=True
+                )
             except ValidationError as error:
                 event.error_code = "OUTPUT_SCHEMA_MISMATCH"
                 event.error_message = (
@@ -534,12 +577,35 @@ class LlmAgent(BaseAgent):
     def tool_names(self) -> list[str]:
         """Names of the tools this agent offers its model (for error messages)."""
         names = [getattr(t, "name", getattr(t, "__name__", "")) for t in self.tools]
-        return [n for n in names if n] + ([TRANSFER_TOOL] if self.transfer_targets() else [])
+        if self.output_schema is not None and self.tools and self.mode != "task":
+            names.insert(0, SetModelResponseTool.NAME)
+        names = [n for n in names if n]
+        return names + (
+            [TRANSFER_TOOL] if self.transfer_targets() and TRANSFER_TOOL not in names else []
+        )
 
 
 @dataclasses.dataclass
 class _Turn:
     pending: bool = False
+
+
+class _UnavailableTools(BaseTool):
+    """A toolset whose tools could not be listed (an MCP server that is down): nothing is
+    declared, and the model is told which tools are missing and why."""
+
+    def __init__(self, toolset: BaseToolset, error: Exception) -> None:
+        super().__init__(name=f"({type(toolset).__name__} unavailable)", description="")
+        self.note = (
+            f"The tools of a {type(toolset).__name__} could not be loaded, so you cannot use "
+            f"them now ({type(error).__name__}: {error}). If the request needs them, say so."
+        )
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
+        llm_request.append_instructions([self.note])
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        return {"error": self.note}
 
 
 def _agent_tools(tools: list[BaseTool]) -> dict[str, Any]:
@@ -615,4 +681,13 @@ def _delegation_result(agent: LlmAgent, events: list[Event]) -> Any:
 Agent = LlmAgent
 """ADK's short name for LlmAgent."""
 
-__all__ = ["Agent", "LlmAgent", "transfer_to_agent"]
+__all__ = [
+    "AfterModelCallback",
+    "AfterToolCallback",
+    "Agent",
+    "BeforeModelCallback",
+    "BeforeToolCallback",
+    "LlmAgent",
+    "OnModelErrorCallback",
+    "OnToolErrorCallback",
+]

@@ -431,11 +431,7 @@ class Runner:
         if not isinstance(self.agent, LlmAgent):
             return self.agent, None
         if self.agent.mode not in (None, "chat"):
-            raise ValueError(
-                f"the root agent {self.agent.name!r} has mode={self.agent.mode!r}; a root "
-                "LlmAgent must be a chat agent (mode='chat' or unset). Use task and "
-                "single_turn agents as sub-agents."
-            )
+            return self.agent, None  # as in ADK, a task or single_turn root simply runs
         return find_agent_to_run(session.events, self.agent)
 
     async def _user_event(

@@ -257,6 +257,7 @@ class Workflow(BaseAgent):
                         async for event in events:
                             yield event
             except Exception as error:
+                node_ctx.state.discard()  # this attempt's uncommitted writes never happened
                 reason = "timed out" if isinstance(error, TimeoutError) else "failed"
                 yield Event(
                     author=self.name,
