@@ -108,7 +108,7 @@ def describe(event: Event, call: types.FunctionCall) -> Interrupt:
     about: types.FunctionCall | None = call
     if kind == "input":
         message, payload = args.get("message"), args.get("payload")
-        schema = args.get("responseSchema")
+        schema = args.get("response_schema", args.get("responseSchema"))
     elif kind == "confirmation":
         confirmation = args.get("toolConfirmation") or {}
         message, payload = confirmation.get("hint") or None, confirmation.get("payload")

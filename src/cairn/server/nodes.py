@@ -13,7 +13,8 @@ from cairn.server.models import NodeStatus
 def node_statuses(events: Sequence[Event], invocation_id: str) -> list[NodeStatus]:
     """Every node run (path) the invocation's events mention, in order of first appearance.
 
-    ``completed``: its run finished (an ``end_of_agent`` event on its path); ``waiting``:
+    ``completed``: its run finished (its output event names it in ``nodeInfo.outputFor``,
+    or a nested workflow's end marker is on its path); ``waiting``:
     it asked for input, or a call on its path waits for an answer; ``failed``: its latest
     event is an error (a nested node run failing marks its workflow's path too);
     ``running``: anything else (started, not finished — or stopped by a crash).
@@ -34,7 +35,9 @@ def node_statuses(events: Sequence[Event], invocation_id: str) -> list[NodeStatu
                 order.append(ancestor)
                 last_error[ancestor] = False
         last_error[path] = bool(event.error_code)
-        if event.actions.end_of_agent:
+        if event.actions.end_of_agent and event.content is None:
+            completed.add(path)
+        if path in (event.node_info.output_for or []):
             completed.add(path)
         if any(call.id not in answered for call in interrupt_calls(event)):
             waiting.add(path)
