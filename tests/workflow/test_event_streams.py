@@ -251,7 +251,11 @@ async def test_resume_takes_the_answer_as_output_and_never_reruns_finished_nodes
         "response_schema": None,
     }
     resumed = await session.send(answered(paused[1], {"name": "Bo"}))
-    assert outputs(resumed) == [("wf", "wf@1/finish@1", "finish({'name': 'Bo'})")]
+    assert outputs(resumed) == [
+        ("wf", "wf@1/ask@1", {"name": "Bo"}),  # the answer as ask's output (cairn records it)
+        ("wf", "wf@1/finish@1", "finish({'name': 'Bo'})"),
+    ]
+    assert resumed[0].node_info.output_for == ["wf@1/ask@1"]
     assert resumed[0].invocation_id == paused[0].invocation_id
     assert ran == {"quiet": 1, "ask": 1, "finish": 1}
 
@@ -263,7 +267,7 @@ async def test_a_resumable_app_gets_markers_and_the_skipped_outputs_again() -> N
     resumed = await session.send(answered(paused[-1], {"name": "Bo"}))
     assert [(e.node_info.path, e.output, e.node_info.output_for) for e in resumed] == [
         ("wf@1/first@1", "A", None),  # shown again, recording nothing new
-        ("wf@1/ask@1", {"name": "Bo"}, None),
+        ("wf@1/ask@1", {"name": "Bo"}, ["wf@1/ask@1"]),
         ("wf@1/finish@1", "finish({'name': 'Bo'})", ["wf@1/finish@1", "wf@1"]),
         ("", None, None),
     ]
@@ -313,3 +317,11 @@ async def test_an_agent_nodes_answer_is_its_output_event() -> None:
     assert answer.node_info.message_as_output  # as ADK marks an agent's answer
     assert outputs(events)[-1] == ("wf", "wf@1/finish@1", "finish(a draft)")
     assert [e.author for e in events].count("wf") == 2  # no extra event ends the agent node
+
+
+def test_an_app_takes_a_workflow_as_root_and_names_the_fix_for_a_single_node() -> None:
+    workflow = Workflow(name="wf", edges=[(START, first)])
+    config = ResumabilityConfig(is_resumable=True)
+    assert App(name="app", root_agent=workflow, resumability_config=config).root_agent is workflow
+    with pytest.raises(ValueError, match=r"Wrap the node: Workflow\(name='first'"):
+        App(name="app", root_agent=FunctionNode(func=first))

@@ -133,7 +133,7 @@ class FunctionNode(BaseNode):
         """
         if self._parameters is None:
             found = []
-            for parameter in inspect.signature(self.func).parameters.values():
+            for parameter in _signature(self.func).parameters.values():
                 annotation = parameter.annotation
                 annotation_name = getattr(annotation, "__name__", str(annotation))
                 if parameter.name == "node_input":
@@ -151,13 +151,21 @@ class FunctionNode(BaseNode):
 _CONTEXTS = {"Context", "ToolContext", "CallbackContext"}
 
 
+def _signature(func: Callable[..., Any]) -> inspect.Signature:
+    """The signature with postponed (string) annotations resolved where they can be."""
+    try:
+        return inspect.signature(func, eval_str=True)
+    except Exception:  # an annotation naming what the module cannot resolve: keep the text
+        return inspect.signature(func)
+
+
 def _names_str(annotation: Any) -> bool:
-    """``str``, ``str | None``, ``Optional[str]`` (also as strings, for postponed annotations)."""
+    """``str`` or a union with ``str`` in it (``str | None``, ``str | dict``)."""
     if annotation is str:
         return True
-    if isinstance(annotation, str):
-        cleaned = annotation.replace(" ", "")
-        return cleaned in {"str", "str|None", "None|str", "Optional[str]"}
+    if isinstance(annotation, str):  # unresolved: read the text
+        cleaned = annotation.replace(" ", "").removeprefix("Optional[").rstrip("]")
+        return "str" in cleaned.split("|") or cleaned == "str"
     return str in typing.get_args(annotation)
 
 

@@ -76,8 +76,6 @@ class _Outcome:
     escalated: bool = False
     held: Event | None = None
     """The node's own output event, held back until the node finishes."""
-    written: bool = True
-    """The output is in an output event of the log (not only read from an answer)."""
     reported: bool = False
     """A node of a nested workflow wrote the error event of the failure on its way up."""
 
@@ -131,7 +129,7 @@ class Workflow(BaseAgent):
         joined: dict[str, dict[str, Any]] = {}
         join_branches: dict[str, list[str | None]] = {}
         terminal_outputs: list[Any] = []
-        waiting = stopped = unwritten = False
+        waiting = stopped = False
         channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         running: dict[str, asyncio.Task[None]] = {}
         limit = self.max_concurrency or float("inf")
@@ -190,7 +188,6 @@ class Workflow(BaseAgent):
                 successors = self._fired(step.node.name, outcome.route)
                 if not successors and outcome.output is not None:
                     terminal_outputs.append(outcome.output)
-                    unwritten = unwritten or not outcome.written
                 for target in successors:
                     pending.append(
                         _Trigger(
@@ -207,9 +204,8 @@ class Workflow(BaseAgent):
             return
         if ctx.node_path or ctx.resumable:
             output = terminal_outputs[0] if len(terminal_outputs) == 1 else terminal_outputs or None
-            # The marker carries the output only where no output event does (a loop's exit,
-            # or an answer taken as a terminal node's output).
-            yield self._end_marker(ctx, my_path, output if stopped or unwritten else None)
+            # The marker carries the output only where no output event does (a loop's exit).
+            yield self._end_marker(ctx, my_path, output if stopped else None)
 
     def _end_marker(self, ctx: InvocationContext, path: str, output: Any = None) -> Event:
         """ADK's end-of-agent marker: this workflow run finished (nested runs carry their
@@ -280,11 +276,9 @@ class Workflow(BaseAgent):
                     )
                     return
             if not node.rerun_on_resume:
-                # The answer is the node's output: read from the log, so nothing is written.
+                # The answer is the node's output: its output event records the node finished.
                 outcome.output = unwrap_answer(answered[record.interrupts[-1]])
-                outcome.written = False
-                if ctx.resumable:
-                    yield self._replayed(ctx, step, outcome.output)
+                yield self._output_event(step, outcome, EventActions())
                 return
             resume_inputs = {i: unwrap_answer(a) for i, a in answered.items()}
         attempt = (record.failures if record else 0) + 1
@@ -504,8 +498,11 @@ class Workflow(BaseAgent):
         agent's last model answer (text, no calls) is its output event, as in ADK."""
         agent, path = node.agent, step.path
         nested = isinstance(agent, Workflow)
+        # A nested workflow stays on the node's branch, as in ADK; an agent gets a branch of
+        # its own run, so its turn is told apart from its earlier runs' (a loop's rounds).
+        branch = step.branch if nested else path.replace("/", ".")
         child = dataclasses.replace(
-            ctx, node_path=path, branch=step.branch, node_input=node_input if nested else None
+            ctx, node_path=path, branch=branch, node_input=node_input if nested else None
         )
         if not nested and not resuming:
             content = (
@@ -516,7 +513,7 @@ class Workflow(BaseAgent):
             yield Event(
                 author="user",
                 node_path=path,
-                branch=step.branch,
+                branch=branch,
                 content=content.model_copy(update={"role": "user"}),
             )
         outputs: list[Any] = []
