@@ -102,26 +102,12 @@ DIFFERS: dict[str, str] = {
     "null Part field and customMetadata",
     "preload_memory": "ADK sends the past conversations as a user content before the message; "
     "cairn appends them to the system instruction",
-    "workflow_chain": "cairn " + ENDS + " (node_path order_flow@1); ADK writes only the three "
-    "node outputs",
-    "workflow_routes": "cairn stores the routing node's output twice (the yielded Event with "
-    "its route, then an end_of_agent copy) and " + ENDS + "; ADK writes one event per node",
-    "workflow_fanout_join": "ADK puts each fan-out branch's output on a branch (count_words@1, "
-    "count_letters@1), cairn on none; cairn also " + ENDS,
     "workflow_nested": "cairn gives the nested workflow's node events branch "
     "outer@1.transform@1 (ADK none), adds an output event for the nested workflow itself, and "
     + ENDS,
     "workflow_request_input": "the adk_request_input call's args: ADK has response_schema: "
     "null, cairn omits it; on resume cairn stores an output event for the answered node "
     "(output 'approve') that ADK does not, and " + ENDS,
-    "workflow_failing_node": "ADK raises the node's ValueError from run_async after the error "
-    "event (message 'record 7 has no owner'); cairn does not raise, words the error event "
-    "\"node 'validate_record' of workflow 'records' failed (attempt 1): ...\" and adds a "
-    "NODE_FAILED event",
-    "workflow_function_node": "FunctionNode(func=f) is refused: ValidationError, FunctionNode "
-    "name Field required (ADK names the node after the function)",
-    "app_workflow_root": "cairn " + ENDS + " (node_path shouter@1); ADK writes only the node's "
-    "output",
     "static_instruction": "LlmAgent(static_instruction=types.Content(...)) is refused: "
     "ValidationError, static_instruction Input should be a valid string",
     "workflow_runner_node": "Runner(node=...) is refused: TypeError: Runner.__init__() got an "

@@ -69,6 +69,9 @@ class InvocationContext:
     plugin_manager: AgentHooks | None = None
     node_path: str = ""
     """The workflow node path this agent runs at (``wf@1/review@2``), '' outside workflows."""
+    node_input: Any = None
+    """What the enclosing workflow hands this agent as a node (a nested workflow starts from
+    it instead of the user's message); None outside workflows."""
     isolated: bool = False
     """The agent sees only its own branch (an AgentTool's agent), not its ancestors' events."""
     run_start: int | None = None

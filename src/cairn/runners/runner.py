@@ -72,6 +72,7 @@ class Runner:
         app: App | None = None,
         app_name: str | None = None,
         agent: BaseAgent | None = None,
+        node: BaseAgent | None = None,
         plugins: list[BasePlugin] | None = None,
         artifact_service: Any = None,
         session_service: BaseSessionService,
@@ -82,10 +83,20 @@ class Runner:
         session_busy_timeout: float = 0.0,
         session_lease_ttl: float = 30.0,
     ) -> None:
-        if (app is None) == (agent is None):
+        given = [k for k, v in (("app", app), ("agent", agent), ("node", node)) if v is not None]
+        if len(given) != 1:
             raise ValueError(
-                "Runner needs exactly one of app=App(...) or agent=... (with app_name=...)"
+                "Runner needs exactly one of app=App(...), agent=... (with app_name=...) or "
+                f"node=Workflow(...); got {', '.join(given) or 'none'}"
             )
+        if node is not None:
+            if not isinstance(node, BaseAgent):
+                raise TypeError(
+                    f"Runner(node=...) runs a Workflow (or an agent); got "
+                    f"{type(node).__name__}. Wrap a single node in a workflow: "
+                    "Workflow(name=..., edges=[(START, your_node)])"
+                )
+            agent, app_name = node, app_name or node.name
         if app is not None:
             if app_name is not None and app_name != app.name:
                 raise ValueError(
@@ -556,6 +567,7 @@ class InMemoryRunner(Runner):
         app_name: str | None = None,
         plugins: list[BasePlugin] | None = None,
         app: App | None = None,
+        node: BaseAgent | None = None,
         plugin_close_timeout: float = 5.0,
     ) -> None:
         if app is None and app_name is None:
@@ -564,6 +576,7 @@ class InMemoryRunner(Runner):
             app=app,
             app_name=app_name if app is None else None,
             agent=agent,
+            node=node,
             plugins=plugins,
             session_service=InMemorySessionService(),
             artifact_service=InMemoryArtifactService(),
