@@ -173,12 +173,13 @@ async def test_a_fixed_interrupt_id_asked_twice_in_one_run_fails_the_node_naming
     )
     runner = await start(service, loop)
     await run(runner, types.UserContent("one"))
-    events = await run(runner, reply("review-1", "adk_request_input", {"result": "more"}))
-    failed = [e for e in events if e.error_code == "NODE_FAILED"]
-    assert len(failed) == 1 and failed[0].error_message is not None
-    assert "interrupt_id 'review-1', which 'mail@1/ask_again@1' used already" in (
-        failed[0].error_message
-    )
-    assert "leave interrupt_id out" in failed[0].error_message
-    assert not any(e.long_running_tool_ids for e in events)  # nothing waits unlisted
+    with pytest.raises(ValueError) as raised:  # as ADK, the node's error reaches the caller
+        await run(runner, reply("review-1", "adk_request_input", {"result": "more"}))
+    assert "interrupt_id 'review-1', which 'mail@1/ask_again@1' used already" in str(raised.value)
+    assert "leave interrupt_id out" in str(raised.value)
+    session = await service.get_session(app_name=runner.app_name, user_id=U, session_id=S)
+    assert session is not None
+    failed = [e for e in session.events if e.error_code]
+    assert len(failed) == 1 and failed[0].error_message == str(raised.value)  # stored first
+    assert not any(e.long_running_tool_ids for e in session.events[-len(failed) :])
     assert await runner.list_pending_interrupts(user_id=U, session_id=S) == []
