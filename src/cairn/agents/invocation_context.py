@@ -75,6 +75,21 @@ class InvocationContext:
     """Answers to credential requests as the user sent them, by interrupt id: the log
     stores them without their secrets (``cairn.auth.without_secrets``); only this
     process, which received them, completes them (shared with the other views)."""
+    resumability_config: Any = None
+    """The App's ``ResumabilityConfig`` (ADK's field). cairn resumes every invocation from
+    its log whatever it says; ``is_resumable`` reports it as ADK does."""
+    custom_metadata: dict[str, Any] | None = None
+    """Metadata shared by every step of the invocation (``Context.custom_metadata``); starts
+    as a copy of ``run_config.custom_metadata``."""
+
+    def __post_init__(self) -> None:
+        if self.custom_metadata is None:  # a new invocation, not another agent's view of it
+            self.custom_metadata = dict(self.run_config.custom_metadata or {})
+
+    @property
+    def is_resumable(self) -> bool:
+        """Whether the App asked for resumability (ADK's flag; cairn resumes regardless)."""
+        return bool(getattr(self.resumability_config, "is_resumable", False))
 
     @property
     def end_invocation(self) -> bool:

@@ -19,7 +19,7 @@ from cairn.agents.contents import ContentsCache
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
-from cairn.agents.run_config import StreamingMode
+from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.agents.tool_calls import resume_point, run_calls, settle
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
@@ -64,6 +64,28 @@ def transfer_to_agent(agent_name: str, tool_context: Context) -> dict[str, str]:
     """
     tool_context.actions.transfer_to_agent = agent_name
     return {"transferred_to": agent_name}
+
+
+def _apply_run_config(config: types.GenerateContentConfig, run_config: RunConfig) -> None:
+    """Add the invocation's ``labels`` and ``http_options`` to a request's config (the
+    agent's own headers and labels stay unless the run names the same ones)."""
+    if run_config.labels:
+        config.labels = {**(config.labels or {}), **run_config.labels}
+    options = run_config.http_options
+    if options is None:
+        return
+    if config.http_options is None:
+        config.http_options = options.model_copy(deep=True)
+        return
+    merged = config.http_options
+    for field in type(options).model_fields:
+        value = getattr(options, field)
+        if value is None:
+            continue
+        if field == "headers":
+            merged.headers = {**(merged.headers or {}), **value}
+        else:
+            setattr(merged, field, value)
 
 
 def static_instruction_text(value: StaticInstruction | None) -> str:
@@ -193,9 +215,7 @@ class LlmAgent(BaseAgent):
             if isinstance(entry, BaseTool):
                 tools.append(entry)
             elif isinstance(entry, BaseToolset):
-                tools.extend(
-                    tool for tool in await entry.get_tools(ctx) if entry._is_selected(tool, ctx)
-                )
+                tools.extend(await entry.get_tools_with_prefix(ctx))
             elif callable(entry):
                 tools.append(self._function_tool(entry))
             else:
@@ -225,6 +245,7 @@ class LlmAgent(BaseAgent):
             if self.generate_content_config
             else types.GenerateContentConfig()
         )
+        _apply_run_config(config, ctx.run_config)
         request = LlmRequest(model=model.model, config=config)
         root = self.root_agent
         instructions = []
@@ -259,6 +280,15 @@ class LlmAgent(BaseAgent):
             else None,
             isolated=ctx.isolated,
         )
+        extra = ctx.run_config.model_input_context
+        if extra:  # transient: before the invocation's request, never stored
+            contents = list(request.contents)
+            at = next(
+                (i for i in range(len(contents) - 1, -1, -1) if contents[i] == ctx.user_content),
+                0,
+            )
+            contents[at:at] = [content.model_copy(deep=True) for content in extra]
+            request.contents = contents
         # Tools see the finished contents (and may add to them, as ADK's do).
         for tool in tools:
             await tool.process_llm_request(tool_context=readonly, llm_request=request)
@@ -322,7 +352,7 @@ class LlmAgent(BaseAgent):
         ``turn.pending`` is set if some call has no result yet (the invocation pauses).
         """
         limit = ctx.run_config.max_llm_calls
-        if ctx.flags.llm_calls >= limit:
+        if 0 < limit <= ctx.flags.llm_calls:
             yield Event(
                 author=self.name,
                 error_code="MAX_LLM_CALLS_EXCEEDED",

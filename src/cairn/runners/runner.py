@@ -52,6 +52,14 @@ CLOSE_WAIT = 10.0
 """Seconds ``Runner.close`` gives cancelled invocations to end (release their leases)."""
 
 
+def _with_run_metadata(event: Event, run_config: RunConfig) -> Event:
+    """``event`` with ``run_config.custom_metadata`` under its own ``custom_metadata`` (the
+    event's keys win), as ADK stamps every event of the invocation."""
+    if run_config.custom_metadata:
+        event.custom_metadata = {**run_config.custom_metadata, **(event.custom_metadata or {})}
+    return event
+
+
 class Runner:
     """Runs an app's root agent against a session store.
 
@@ -323,6 +331,7 @@ class Runner:
                 run_config=run_config,
                 plugin_manager=self.plugin_manager,
                 credential_answers=credential_answers,
+                resumability_config=self.app.resumability_config if self.app else None,
             )
             user_event = await self._user_event(ctx, new_message, state_delta)
             if user_event is not None and answers is not None:
@@ -452,11 +461,14 @@ class Runner:
             ctx.user_content = new_message
         if new_message is None and not state_delta:
             return None
-        return Event(
-            invocation_id=ctx.invocation_id,
-            author="user",
-            content=new_message,
-            actions=EventActions(state_delta=dict(state_delta or {})),
+        return _with_run_metadata(
+            Event(
+                invocation_id=ctx.invocation_id,
+                author="user",
+                content=new_message,
+                actions=EventActions(state_delta=dict(state_delta or {})),
+            ),
+            ctx.run_config,
         )
 
     async def _drive(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -474,6 +486,7 @@ class Runner:
             await agent_events.aclose()
 
     async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
+        event = _with_run_metadata(event, ctx.run_config)
         replaced = await self.plugin_manager.run_on_event_callback(
             invocation_context=ctx, event=event
         )
