@@ -37,7 +37,7 @@ from cairn.events.rewind import live_events
 from cairn.memory import InMemoryMemoryService
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
-from cairn.runners._answers import check_answers, responses_in
+from cairn.runners._answers import check_answers, responses_in, with_matched_ids
 from cairn.runners._compaction import compact
 from cairn.runners._history_cache import HistoryCache
 from cairn.runners._rewind import rewind_event
@@ -283,6 +283,9 @@ class Runner:
             if responses:
                 # Answers to calls of an earlier invocation resume that invocation; an answer
                 # to nothing pending is refused before anything is stored.
+                assert new_message is not None
+                new_message = with_matched_ids(session.events, new_message)
+                responses = responses_in(new_message)
                 answers = check_answers(
                     session.events,
                     responses,
