@@ -5,13 +5,14 @@
 Run from the project's venv, it makes (or reuses) bench/.peers/adk with bench/peers.py's
 `ensure_venv`, then runs itself inside that venv with `--dump`, where it reads the installed
 `google/adk` package: every module whose dotted path has no part starting with `_` is
-public. Each is imported; its public names are its `__all__` when it has one, else the
-classes and functions it defines itself. A module that cannot be imported in that venv (an
-optional dependency missing) is read without importing it: its literal `__all__`, else the
-classes, functions and assignments at its top level. The JSON maps each public module to
-its sorted names. cairn never imports google-adk: tests/compat/test_adk_surface.py reads the
-JSON and checks that cairn provides every path and name, or that
-tests/compat/adk_pending.toml says which issue or reason keeps it out.
+public. Each is imported; its public names are its `__all__` when it has one (for a
+package, with the classes and functions it imports from its own modules), else the
+classes and functions it defines or assigns at top level. A module that cannot be imported
+in that venv (an optional dependency missing) is read without importing it: its literal
+`__all__`, else the classes, functions and assignments at its top level. The JSON maps
+each public module to its sorted names. cairn never imports google-adk:
+tests/compat/test_adk_surface.py reads the JSON and checks that cairn provides every path
+and name, or that tests/compat/adk_pending.toml says which issue or reason keeps it out.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def public_names(tree: ast.Module, is_package: bool) -> list[str]:
     return sorted({name for name in names if not name.startswith("_")})
 
 
-def imported_names(name: str) -> list[str] | None:
+def imported_names(name: str, tree: ast.Module, is_package: bool) -> list[str] | None:
     import importlib
     import warnings
 
@@ -76,12 +77,20 @@ def imported_names(name: str) -> list[str] | None:
     declared = getattr(module, "__all__", None)
     if declared is not None:
         names = [str(item) for item in declared]
+        if is_package:  # what a package imports from its own modules is importable too
+            names += [
+                key
+                for key, value in vars(module).items()
+                if (isinstance(value, type) or callable(value))
+                and str(getattr(value, "__module__", "")).startswith(name + ".")
+            ]
     else:
+        assigned = set(public_names(tree, is_package=False))
         names = [
             key
             for key, value in vars(module).items()
-            if getattr(value, "__module__", None) == name
-            and (isinstance(value, type) or callable(value))
+            if (isinstance(value, type) or callable(value))
+            and (getattr(value, "__module__", None) == name or key in assigned)
         ]
     return sorted({item for item in names if not item.startswith("_")})
 
@@ -104,9 +113,10 @@ def dump() -> None:
         if any(part.startswith("_") for part in parts):
             continue
         name = ".".join(["google", "adk", *parts])
-        names = imported_names(name)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = imported_names(name, tree, is_package)
         if names is None:
-            names = public_names(ast.parse(path.read_text(encoding="utf-8")), is_package)
+            names = public_names(tree, is_package)
         modules[name] = names
     version = getattr(google.adk, "__version__", "?")
     print(json.dumps({"version": version, "modules": modules}, indent=1, sort_keys=True))

@@ -47,7 +47,8 @@ def sent(events: list[Event]) -> list[Any]:
     return [
         e.output
         for e in events
-        if e.node_info.path.split("/")[-1].startswith("send_email@") and e.actions.end_of_agent
+        if e.node_info.path.split("/")[-1].startswith("send_email@")
+        and e.node_info.path in (e.node_info.output_for or [])
     ]
 
 
@@ -155,8 +156,8 @@ async def answer_over_http(
     return [
         e["output"]
         for e in events
-        if e.get("nodeInfo", {}).get("path", "").split("/")[-1].startswith("send_email@")
-        and e.get("actions", {}).get("endOfAgent")
+        if (path := e.get("nodeInfo", {}).get("path", "")).split("/")[-1].startswith("send_email@")
+        and path in e["nodeInfo"].get("outputFor", [])
     ]
 
 

@@ -37,7 +37,7 @@ def show(event: Event) -> None:
         print(f"  {where:<34} answer: {response.response}")
     if event.error_message:
         print(f"  {where:<34} error: {event.error_message}")
-    elif event.actions.end_of_agent and event.output is not None:  # a node run finished
+    elif event.node_info.path in (event.node_info.output_for or []) and event.output is not None:
         if isinstance(event.output, dict):  # e.g. {"draft": ..., "answer": ...}: one line
             print(f"  {where:<34} -> {_summary(event.output)}")
         else:

@@ -59,6 +59,7 @@ from cairn.events import (
     EventCompaction,
     Interrupt,
     NodeInfo,
+    RequestInput,
     ToolConfirmation,
 )
 from cairn.memory import (
@@ -83,10 +84,11 @@ from cairn.sessions import (
     State,
 )
 from cairn.tools import BaseTool, FunctionTool, LongRunningFunctionTool
-
-__version__ = "0.1.0"
+from cairn.version import __version__
+from cairn.workflow import START, Workflow
 
 __all__ = [
+    "START",
     "Agent",
     "AgentTool",
     "AlreadyExistsError",
@@ -141,6 +143,7 @@ __all__ = [
     "LongRunningFunctionTool",
     "NodeInfo",
     "PostgresMemoryService",
+    "RequestInput",
     "ResumabilityConfig",
     "RunConfig",
     "Runner",
@@ -160,5 +163,6 @@ __all__ = [
     "StreamingMode",
     "ToolConfirmation",
     "ToolContext",
+    "Workflow",
     "__version__",
 ]

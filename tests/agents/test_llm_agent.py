@@ -286,11 +286,17 @@ async def test_model_errors_become_an_error_event_unless_handled() -> None:
     assert (await turn(runner, said("x")))[-1].content.parts[0].text == "fallback"
 
 
-def test_root_llm_agent_must_be_a_chat_agent() -> None:
-    runner = InMemoryRunner(agent=Agent(name="t", model=ScriptedLlm(), mode="task"), app_name=APP)
-    asyncio.run(runner.session_service.create_session(app_name=APP, user_id=USER, session_id="s"))
-    with pytest.raises(ValueError, match="must be a chat agent"):
-        list(runner.run(user_id=USER, session_id="s", new_message=said("x")))
+def test_a_task_or_single_turn_root_agent_runs_as_in_adk() -> None:
+    for mode in ("task", "single_turn"):
+        agent = Agent(name="t", model=ScriptedLlm(script=["task done"]), mode=mode)  # type: ignore[arg-type]
+        runner = InMemoryRunner(agent=agent, app_name=APP)
+        asyncio.run(
+            runner.session_service.create_session(app_name=APP, user_id=USER, session_id="s")
+        )
+        events = list(runner.run(user_id=USER, session_id="s", new_message=said("x")))
+        assert events[-1].author == "t" and events[-1].is_final_response()
+        assert events[-1].content is not None and events[-1].content.parts is not None
+        assert events[-1].content.parts[0].text == "task done"
 
 
 async def test_transfer_to_an_unknown_agent_is_refused_to_the_model() -> None:

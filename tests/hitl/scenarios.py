@@ -140,8 +140,8 @@ def _confirm_inside() -> BaseAgent:
 
 
 def _confirm_when() -> BaseAgent:
-    def large(args: dict[str, Any], tool_context: ToolContext) -> bool:
-        return bool(args["amount"] > 10)
+    def large(amount: int) -> bool:
+        return amount > 10
 
     return Agent(
         name="clerk",

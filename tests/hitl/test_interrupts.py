@@ -118,17 +118,19 @@ async def test_a_parallel_agent_with_two_branches_waiting(drive, tmp_path: Path)
     driver = drive("parallel")
     paused = await driver.step({"say": "ask both"})
     assert sorted(i.id for i in paused.pending) == ["call-finance", "call-manager"]
-    assert {i.branch for i in paused.pending} == {"both@1.manager_desk@1", "both@1.finance_desk@1"}
+    assert {i.branch for i in paused.pending} == {"both.manager_desk", "both.finance_desk"}
     half = await driver.step({"answer": [["call-finance", "ask_finance", {"budget": 9}]]})
     assert [i.id for i in half.pending] == ["call-manager"]
-    finished = [e for e in half.events if e.actions.end_of_agent]
-    assert [e.node_info.path for e in finished] == ["both@1/finance_desk@1"]
-    done = await driver.step({"answer": [["call-manager", "ask_manager", {"ok": True}]]})
-    assert done.pending == [] and done.events[-1].node_info.path == "both@1"
-    assert done.events[-1].output == [
-        'results: {"ask_manager": {"ok": true}}',
-        'results: {"ask_finance": {"budget": 9}}',
+    # Only the answered branch went on (ADK's events: its answer, nothing of the parallel's).
+    assert [(e.author, e.branch) for e in half.events if e.author != "user"] == [
+        ("finance_desk", "both.finance_desk")
     ]
+    done = await driver.step({"answer": [["call-manager", "ask_manager", {"ok": True}]]})
+    assert done.pending == []
+    assert [(e.author, e.branch) for e in done.events if e.author != "user"] == [
+        ("manager_desk", "both.manager_desk")
+    ]
+    assert done.text == 'results: {"ask_manager": {"ok": true}}'
     assert runs(tmp_path / "runs.txt") == {"ask_manager": 1, "ask_finance": 1}
 
 

@@ -113,9 +113,12 @@ async def test_an_approval_does_not_carry_over_to_a_later_identical_call() -> No
     assert len(calls) == 1
 
 
-async def test_a_confirmation_rule_can_look_at_the_arguments() -> None:
-    def large(args: dict[str, Any], tool_context: ToolContext) -> bool:
-        return bool(args["amount"] > 100)
+async def test_a_confirmation_rule_gets_the_arguments_as_keywords_as_in_adk() -> None:
+    seen: list[str] = []
+
+    def large(amount: int, tool_context: ToolContext) -> bool:
+        seen.append(tool_context.function_call_id or "")
+        return amount > 100
 
     llm = ScriptedLlm(
         script=[
@@ -128,6 +131,7 @@ async def test_a_confirmation_rule_can_look_at_the_arguments() -> None:
     )
     await run(runner, said("pay both"))
     assert [c["amount"] for c in calls] == [5]  # the small one ran at once
+    assert sorted(seen) == ["big", "small"]  # each call's own context
     [asked] = await pending(runner)
     assert asked.function_call.id == "big"
     await run(runner, answer(asked.id, asked.name, {"confirmed": True}))
@@ -135,6 +139,35 @@ async def test_a_confirmation_rule_can_look_at_the_arguments() -> None:
     # The model got both results in one turn.
     last = llm.requests[-1].contents[-1]
     assert sorted(p.function_response.id for p in last.parts) == ["big", "small"]
+
+
+async def test_a_confirmation_rule_may_take_only_some_arguments_or_all_as_kwargs() -> None:
+    asked_with: list[dict[str, Any]] = []
+
+    def to_bob(to: str) -> bool:
+        return to == "bob"
+
+    def everything(**kwargs: Any) -> bool:
+        asked_with.append(kwargs)
+        return False
+
+    llm = ScriptedLlm(
+        script=[[Call("pay", id="p1", amount=5, to="bob"), Call("free", id="p2", n=1)], "ok"]
+    )
+
+    def free(n: int) -> dict[str, int]:
+        return {"n": n}
+
+    tools = [
+        FunctionTool(pay, require_confirmation=to_bob),
+        FunctionTool(free, require_confirmation=everything),
+    ]
+    runner = await start(Agent(name="a", model=llm, tools=tools))
+    await run(runner, said("pay bob"))
+    [asked] = await pending(runner)
+    assert asked.function_call.id == "p1"
+    [kwargs] = asked_with
+    assert kwargs["n"] == 1 and kwargs["tool_context"].function_call_id == "p2"
 
 
 async def test_a_long_running_call_next_to_text_still_pauses() -> None:

@@ -137,11 +137,12 @@ async def test_load_memory_returns_the_cold_to_the_model(
     assert "call load_memory" in llm.requests[before].system_instruction_text
     responses = [r for e in events for r in e.get_function_responses()]
     assert [r.name for r in responses] == ["load_memory"]
-    memories = (responses[0].response or {})["memories"]
+    memories = (responses[0].response or {})["result"]["memories"]  # ADK's shape
     assert [m["content"]["parts"][0]["text"] for m in memories] == [
         "Use Celsius please. I get cold easily, so warn me about chilly days."
     ]
     assert memories[0]["author"] == "user"
+    assert set(memories[0]) == {"content", "custom_metadata", "id", "author", "timestamp"}
     assert events[-1].content is not None
     assert "warm coat" in (events[-1].content.parts or [])[0].text  # type: ignore[operator]
     await memory.close()

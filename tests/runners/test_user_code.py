@@ -112,7 +112,7 @@ async def test_sync_tools_and_every_kind_of_sync_callback_run_off_the_event_loop
 async def test_a_confirmation_rule_runs_off_the_event_loop() -> None:
     seen = Seen()
 
-    def rule(args: dict[str, Any], context: Context) -> bool:
+    def rule(amount: int, tool_context: Context) -> bool:
         seen.note("confirmation rule")
         return False
 

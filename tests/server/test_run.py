@@ -6,6 +6,7 @@ import json
 
 import httpx
 import pytest
+from google.genai import types
 from tests.server.harness import asgi_client, run_body, server_app, sse_payloads
 
 from cairn.events.event import Event
@@ -73,6 +74,11 @@ async def test_an_agent_that_raises_ends_the_stream_with_an_error_event(
 async def test_request_errors_are_statuses_not_stream_events(api: httpx.AsyncClient) -> None:
     missing = await api.post("/run_sse", json=run_body("echo", "nope", "hi"))
     assert missing.status_code == 404 and "'nope'" in missing.json()["detail"]
+    # The fix an HTTP client has, not a Python keyword.
+    for route in ("/run", "/run_sse"):
+        detail = (await api.post(route, json=run_body("echo", "nope", "hi"))).json()["detail"]
+        assert "POST /apps/{app}/users/{user}/sessions/{session_id}" in detail
+        assert "--auto-create-session" in detail and "auto_create_session=" not in detail
     assert (await api.post("/run", json=run_body("nope", "s", "hi"))).status_code == 404
     neither = await api.post("/run", json=run_body("echo", "s"))
     assert neither.status_code == 422 and "newMessage" in neither.json()["detail"]
@@ -132,3 +138,17 @@ async def test_auto_create_session_creates_missing_sessions() -> None:
         response = await api.post("/run", json=run_body("echo", "fresh", "hi"))
         assert response.status_code == 200
         assert (await api.get("/apps/echo/users/ada/sessions/fresh")).status_code == 200
+
+
+async def test_clients_get_events_without_temp_state_keys(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    (sent,) = (await api.post("/run", json=run_body("echo", "s", "hi"))).json()
+    assert sent["actions"]["stateDelta"] == {"turns": 1}
+    streamed = await api.post("/run_sse", json=run_body("echo", "s", "again"))
+    [event] = [json.loads(p) for p in sse_payloads(streamed.text)]
+    assert event["actions"]["stateDelta"] == {"turns": 2}
+    # The in-process caller's event keeps them (ADK's Runner trims them off it).
+    runner = await server_app(api).state.cairn.runner("echo")
+    message = types.Content(role="user", parts=[types.Part(text="third")])
+    events = [e async for e in runner.run_async(user_id="ada", session_id="s", new_message=message)]
+    assert events[-1].actions.state_delta == {"turns": 3, "temp:last_text": "third"}

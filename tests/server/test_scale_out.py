@@ -118,7 +118,7 @@ async def test_two_workers_share_sessions_and_interrupts_on_postgres() -> None:
             assert await verify_session(store, app_name="echo", user_id="ada", session_id="s") == []
             review = await store.get_session(app_name="review", user_id="ada", session_id="r")
             assert review is not None
-            paths = [e.node_info.path for e in review.events if e.actions.end_of_agent]
+            paths = [p for e in review.events for p in e.node_info.output_for or []]
             assert Counter(paths)["review@1/draft@1"] == 1  # nothing ran twice
         finally:
             await store.close()

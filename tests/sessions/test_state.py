@@ -12,11 +12,29 @@ def test_reads_overlay_pending_writes_on_the_stored_value() -> None:
     state["b"] = 20
     state["c"] = 30
     assert (state["a"], state["b"], state["c"]) == (1, 20, 30)
-    assert value == {"a": 1, "b": 2}, "writes must not reach the session before commit"
+    # As in ADK, the invocation's session state shows them at once; the delta is what the
+    # event commits (and what makes them durable).
+    assert value == {"a": 1, "b": 20, "c": 30}
     assert delta == {"b": 20, "c": 30}
     assert state.to_dict() == {"a": 1, "b": 20, "c": 30}
     assert "c" in state and "zzz" not in state
     assert len(state) == 3 and sorted(state) == ["a", "b", "c"]
+
+
+def test_discarded_writes_leave_the_session_state_as_it_was() -> None:
+    value = {"a": 1, "items": [1]}
+    delta: dict[str, object] = {}
+    state = State(value, delta)
+    state["a"] = 2
+    state["a"] = 3
+    state["new"] = "x"
+    state["items"].append(2)
+    state.flush_in_place_edits()
+    assert value == {"a": 3, "new": "x", "items": [1, 2]}
+    other = State(value, {})
+    other["new"] = "someone else's"  # written since by another step: kept
+    state.discard()
+    assert value == {"a": 1, "items": [1], "new": "someone else's"} and delta == {}
 
 
 def test_get_setdefault_update() -> None:

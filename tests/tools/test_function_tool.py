@@ -116,3 +116,18 @@ async def test_async_functions_and_long_running_tools() -> None:
     assert FunctionTool(fetch, name="get_page", description="Custom.").declaration().name == (
         "get_page"
     )
+
+
+def test_a_result_that_is_not_a_dict_goes_under_result_as_in_adk() -> None:
+    from cairn.tools.function_tool import to_json_result
+
+    class Forecast(BaseModel):
+        city: str
+        celsius: int
+
+    assert to_json_result({"city": "Paris"}) == {"city": "Paris"}
+    assert to_json_result(Forecast(city="Paris", celsius=21)) == {
+        "result": {"city": "Paris", "celsius": 21}
+    }
+    assert to_json_result([1, 2]) == {"result": [1, 2]}
+    assert to_json_result(None) == {"result": None}

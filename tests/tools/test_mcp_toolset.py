@@ -75,9 +75,26 @@ async def call(tool: BaseTool, **args: Any) -> Any:
     return await tool.run_async(args=args, tool_context=None)
 
 
+def result_of(answer: dict[str, Any]) -> Any:
+    """The value a calculator tool returned, from the result the model gets (ADK's shape)."""
+    assert answer["isError"] is False
+    return answer["structuredContent"]["result"]
+
+
+def answered(value: Any) -> dict[str, Any]:
+    """What the model gets for a calculator tool that returned ``value``, as in ADK."""
+    text = value if isinstance(value, str) else str(value)
+    return {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"result": value},
+        "isError": False,
+    }
+
+
 async def test_tools_are_listed_with_their_schemas(toolset: McpToolset) -> None:
     tools = await toolset.get_tools()
-    assert [t.name for t in tools] == ["add", "shout", "nap", "pid", "crash"]
+    # Declared by name, as ADK declares them (the server lists add, shout, nap, pid, crash).
+    assert [t.name for t in tools] == ["add", "crash", "nap", "pid", "shout"]
     assert all(isinstance(t, McpTool) for t in tools)
     add = tools[0].declaration()
     assert add is not None
@@ -88,6 +105,9 @@ async def test_tools_are_listed_with_their_schemas(toolset: McpToolset) -> None:
         "a": "integer",
         "b": "integer",
     }
+    # The server's output schema is the declaration's response schema, as in ADK.
+    assert add.response_json_schema is not None
+    assert add.response_json_schema["properties"]["result"]["type"] == "integer"
     # Listed once: later calls reuse the tools of the open session.
     assert (await toolset.get_tools())[0] is tools[0]
 
@@ -123,9 +143,10 @@ async def test_an_llm_agent_calls_mcp_tools_end_to_end(errlog: TextIO) -> None:
     call_event, response_event, answer = events
     assert [c.name for c in call_event.get_function_calls()] == ["add", "shout", "shout"]
     added, shouted, failed = (r.response for r in response_event.get_function_responses())
-    assert added == {"result": 5}
-    assert shouted == {"result": "HEY!"}
-    assert failed is not None and "nothing to shout" in failed["error"]
+    assert added == answered(5)
+    assert shouted == answered("HEY!")
+    assert failed is not None and failed["isError"] is True
+    assert "nothing to shout" in failed["content"][0]["text"]
     assert answer.content is not None and answer.content.parts is not None
     assert answer.content.parts[0].text == "2 + 3 = 5, HEY!"
     # The model was offered the filtered MCP tools and got their results back.
@@ -133,40 +154,40 @@ async def test_an_llm_agent_calls_mcp_tools_end_to_end(errlog: TextIO) -> None:
     assert [d.name for d in first.function_declarations] == ["add", "shout"]
     sent = second.contents[-1].parts
     assert sent is not None and sent[0].function_response is not None
-    assert sent[0].function_response.response == {"result": 5}
+    assert sent[0].function_response.response == answered(5)
 
 
 async def test_an_mcp_tool_error_is_an_error_result(toolset: McpToolset) -> None:
     shout = next(t for t in await toolset.get_tools() if t.name == "shout")
     result = await call(shout, text="")
-    assert set(result) == {"error"} and "there is nothing to shout" in result["error"]
+    assert result["isError"] is True and "structuredContent" not in result
+    [part] = result["content"]
+    assert part["type"] == "text" and "there is nothing to shout" in part["text"]
     wrong = await call(shout, txt="typo")  # the server rejects arguments off its schema
-    assert set(wrong) == {"error"} and "text" in wrong["error"]
+    assert wrong["isError"] is True and "text" in wrong["content"][0]["text"]
 
 
 async def test_close_stops_the_server_and_the_toolset_reconnects(toolset: McpToolset) -> None:
     pid_tool = next(t for t in await toolset.get_tools() if t.name == "pid")
-    first_pid = (await call(pid_tool))["result"]
+    first_pid = result_of(await call(pid_tool))
     await toolset.close()
     assert process_ended(first_pid)
     await toolset.close()  # closing twice is harmless
 
     pid_tool = next(t for t in await toolset.get_tools() if t.name == "pid")
-    second_pid = (await call(pid_tool))["result"]
+    second_pid = result_of(await call(pid_tool))
     assert second_pid != first_pid
 
 
 async def test_opened_in_one_task_closed_in_another(toolset: McpToolset) -> None:
     async def open_and_ask() -> int:
         pid_tool = next(t for t in await toolset.get_tools() if t.name == "pid")
-        return int((await call(pid_tool))["result"])
+        return int(result_of(await call(pid_tool)))
 
     pid = await asyncio.create_task(open_and_ask())
     add = (await toolset.get_tools())[0]
-    assert await asyncio.gather(call(add, a=1, b=1), call(add, a=2, b=2)) == [
-        {"result": 2},
-        {"result": 4},
-    ]
+    both = await asyncio.gather(call(add, a=1, b=1), call(add, a=2, b=2))
+    assert [result_of(answer) for answer in both] == [2, 4]
     await toolset.close()
     assert process_ended(pid)
 
@@ -177,20 +198,20 @@ async def test_a_slow_call_times_out_and_the_session_survives(errlog: TextIO) ->
         tools = {t.name: t for t in await toolset.get_tools()}
         with pytest.raises(TimeoutError, match="did not answer the call of tool 'nap'"):
             await call(tools["nap"], seconds=5)
-        assert await call(tools["add"], a=20, b=22) == {"result": 42}
+        assert result_of(await call(tools["add"], a=20, b=22)) == 42
     finally:
         await toolset.close()
 
 
 async def test_a_crashed_server_is_restarted_on_the_next_call(toolset: McpToolset) -> None:
     tools = {t.name: t for t in await toolset.get_tools()}
-    first_pid = (await call(tools["pid"]))["result"]
+    first_pid = result_of(await call(tools["pid"]))
     with pytest.raises(Exception):  # noqa: B017 - whichever error mcp gives a dead connection
         await call(tools["crash"])
     assert process_ended(first_pid)
     tools = {t.name: t for t in await toolset.get_tools()}
-    assert (await call(tools["pid"]))["result"] != first_pid
-    assert await call(tools["add"], a=1, b=2) == {"result": 3}
+    assert result_of(await call(tools["pid"])) != first_pid
+    assert result_of(await call(tools["add"], a=1, b=2)) == 3
 
 
 async def test_a_server_that_does_not_start_is_a_clear_error(
@@ -234,10 +255,10 @@ def test_sync_runs_each_on_its_own_loop_reuse_the_toolset(errlog: TextIO) -> Non
     )
     first = list(runner.run(user_id=USER, session_id=SESSION, new_message=said("1+2")))
     pid, added = (r.response for r in first[1].get_function_responses())
-    assert added == {"result": 3} and pid is not None
-    assert process_ended(pid["result"])
+    assert added == answered(3) and pid is not None
+    assert process_ended(result_of(pid))
     second = list(runner.run(user_id=USER, session_id=SESSION, new_message=said("3+4")))
-    assert second[1].get_function_responses()[0].response == {"result": 7}
+    assert second[1].get_function_responses()[0].response == answered(7)
     asyncio.run(toolset.close())
 
 
@@ -298,12 +319,12 @@ async def test_streamable_http_transport(http_server: str) -> None:
     try:
         tools = await toolset.get_tools()
         assert [t.name for t in tools] == ["add", "shout"]
-        assert await call(tools[0], a=40, b=2) == {"result": 42}
-        assert "nothing to shout" in (await call(tools[1], text=""))["error"]
+        assert result_of(await call(tools[0], a=40, b=2)) == 42
+        assert "nothing to shout" in (await call(tools[1], text=""))["content"][0]["text"]
     finally:
         await toolset.close()
     # A closed toolset connects again when used.
-    assert await call((await toolset.get_tools())[0], a=1, b=1) == {"result": 2}
+    assert result_of(await call((await toolset.get_tools())[0], a=1, b=1)) == 2
     await toolset.close()
 
 
@@ -311,7 +332,7 @@ async def test_runner_close_closes_the_agents_toolsets(toolset: McpToolset) -> N
     from cairn import Agent
     from cairn.testing import ScriptedLlm
 
-    pid = (await call(await _tool(toolset, "pid")))["result"]
+    pid = result_of(await call(await _tool(toolset, "pid")))
     child = Agent(name="child", model=ScriptedLlm(), tools=[toolset])
     runner = InMemoryRunner(agent=Agent(name="root", model=ScriptedLlm(), sub_agents=[child]))
     await runner.close()
@@ -320,3 +341,34 @@ async def test_runner_close_closes_the_agents_toolsets(toolset: McpToolset) -> N
 
 async def _tool(toolset: McpToolset, name: str) -> BaseTool:
     return next(t for t in await toolset.get_tools() if t.name == name)
+
+
+async def test_an_unreachable_server_inside_an_agent_tool_does_not_end_the_run(
+    errlog: TextIO,
+) -> None:
+    from cairn import AgentTool
+
+    down = McpToolset(
+        mcp.StdioServerParameters(command=sys.executable, args=["-c", "raise SystemExit(1)"]),
+        errlog=errlog,
+    )
+    helper_llm = ScriptedLlm(script=["I cannot reach the calculator right now."])
+    helper = Agent(name="helper", model=helper_llm, tools=[down], description="Computes.")
+    root_llm = ScriptedLlm(script=[Call("helper", request="add 2 and 3"), "Sorry, not now."])
+    runner = InMemoryRunner(
+        agent=Agent(name="root", model=root_llm, tools=[AgentTool(helper)]), app_name=APP
+    )
+    await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
+    try:
+        events = await turn(runner, "add 2 and 3")
+    finally:
+        await down.close()
+
+    # As in ADK, the agent runs without the toolset's tools; cairn also tells its model why.
+    [request] = helper_llm.requests
+    assert request.function_declarations == []
+    assert "could not be loaded" in request.system_instruction_text
+    assert "could not connect to the MCP server" in request.system_instruction_text
+    result = next(r for e in events for r in e.get_function_responses() if r.name == "helper")
+    assert result.response == {"result": "I cannot reach the calculator right now."}
+    assert events[-1].author == "root" and events[-1].is_final_response()

@@ -16,7 +16,7 @@ NAMES = ("a", "b", "c", "d")
 
 
 def make(name: str, pause_at: str) -> Any:
-    def body(node_input: Any, ctx: Any):  # type: ignore[no-untyped-def]
+    def body(node_input: str, ctx: Any):  # type: ignore[no-untyped-def]
         ctx.state[f"count_{name}"] = ctx.state.get(f"count_{name}", 0) + 1
         if name == pause_at:
             yield RequestInput(interrupt_id=f"pause-{name}", message=f"answer for {name}")
@@ -27,8 +27,14 @@ def make(name: str, pause_at: str) -> Any:
     return body
 
 
+def finish(node_input: str) -> str:
+    """The last node: an answer taken as d's output still reaches an output event."""
+    return node_input
+
+
 async def main(store_url: str, pause_at: str, mode: str) -> None:
-    workflow = Workflow(name="chain", edges=[(START, *(make(n, pause_at) for n in NAMES))])
+    nodes = [make(n, pause_at) for n in NAMES]
+    workflow = Workflow(name="chain", edges=[(START, *nodes, finish)])
     store = session_service_from_url(store_url)
     runner = Runner(
         app_name="resume", agent=workflow, session_service=store, auto_create_session=True
@@ -41,7 +47,7 @@ async def main(store_url: str, pause_at: str, mode: str) -> None:
         )
         message = types.Content(role="user", parts=[types.Part(function_response=reply)])
     async for event in runner.run_async(user_id="u", session_id="s", new_message=message):
-        if event.node_info.path == "chain@1" and event.actions.end_of_agent:
+        if "chain@1" in (event.node_info.output_for or []):
             print(f"OUTPUT {event.output}")
     await store.close()
 

@@ -81,7 +81,7 @@ def test_node_decorator_and_settings() -> None:
     with pytest.raises(ValidationError, match="identifier"):
         node(name="not a name")(send)
     with pytest.raises(ValidationError, match="max_attempts"):
-        RetryConfig(max_attempts=0)
+        RetryConfig(max_attempts=-1)
 
 
 @pytest.mark.parametrize(

@@ -53,12 +53,28 @@ def exclaim(node_input: str, ctx) -> str:  # type: ignore[no-untyped-def]
     return node_input + "!"
 
 
+async def run_failing(runner: Runner, message: types.Content) -> tuple[list[Event], Exception]:
+    """The events a failing run yielded before the node's exception reached the caller."""
+    events: list[Event] = []
+    with pytest.raises(Exception) as raised:
+        async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
+            events.append(event)
+    return events, raised.value
+
+
 async def test_outputs_flow_along_edges_and_state_is_committed() -> None:
     runner = await start(Workflow(name="pipe", edges=[(START, upper, exclaim)]))
     events = await run(runner, said("hi"))
-    assert events[-1].output == "HI!" and events[-1].node_info.path == "pipe@1"
-    paths = [e.node_info.path for e in events]
-    assert paths == ["pipe@1/upper@1", "pipe@1/exclaim@1", "pipe@1"]
+    # One output event per node, as ADK writes them; the last one is also the workflow's.
+    assert [(e.node_info.path, e.output) for e in events] == [
+        ("pipe@1/upper@1", "HI"),
+        ("pipe@1/exclaim@1", "HI!"),
+    ]
+    assert events[0].node_info.output_for == ["pipe@1/upper@1"]
+    assert events[1].node_info.output_for == ["pipe@1/exclaim@1", "pipe@1"]
+    assert {e.author for e in events} == {"pipe"}
+    assert events[1].actions.state_delta == {"last": "HI"}  # ctx.state writes ride along
+    assert not any(e.actions.end_of_agent for e in events)  # only resumable apps get markers
     session = await runner.session_service.get_session(
         app_name=APP, user_id=USER, session_id=SESSION
     )
@@ -139,12 +155,34 @@ def broken(node_input: str) -> str:
     raise ValueError("always")
 
 
-async def test_exhausted_retries_stop_the_workflow_naming_the_node() -> None:
+async def test_exhausted_retries_stop_the_workflow_and_raise_to_the_caller() -> None:
     runner = await start(Workflow(name="stop", edges=[(START, broken, upper)]))
-    events = await run(runner, said("x"))
-    assert events[-1].error_code == "NODE_FAILED"
-    assert "'broken'" in events[-1].error_message and "2 attempt" in events[-1].error_message
+    events, error = await run_failing(runner, said("x"))
+    assert isinstance(error, ValueError) and str(error) == "always"
+    # One error event per attempt, at the node's path, as ADK writes them; each committed.
+    assert [(e.node_info.path, e.error_code, e.error_message) for e in events] == [
+        ("stop@1/broken@1", "ValueError", "always")
+    ] * 2
+    session = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=SESSION
+    )
+    assert session is not None and [e.error_code for e in session.events[1:]] == ["ValueError"] * 2
     assert ran["upper"] == 0
+
+
+@node(retry_config=RetryConfig(max_attempts=3, initial_delay=0, jitter=0, exceptions=["KeyError"]))
+def picky(node_input: str) -> str:
+    flaky_calls["picky"] += 1
+    raise ConnectionError("not retried")
+
+
+async def test_retry_exceptions_are_named_as_strings_and_others_fail_at_once() -> None:
+    assert RetryConfig(exceptions=[ValueError, "KeyError"]).exceptions == ["ValueError", "KeyError"]
+    assert RetryConfig(exceptions=["LookupError"]).retries(KeyError("x"))  # subclasses count
+    flaky_calls.clear()
+    runner = await start(Workflow(name="picky", edges=[(START, picky)]))
+    _, error = await run_failing(runner, said("x"))
+    assert isinstance(error, ConnectionError) and flaky_calls["picky"] == 1
 
 
 def draft(node_input: str) -> str:
@@ -278,7 +316,7 @@ async def test_a_waiting_item_resumes_without_rerunning_the_others() -> None:
     runner = await start(Workflow(name="p", edges=[(START, split, each)]))
     paused = await run(runner, said("x,ask,y"))
     assert [e.long_running_tool_ids for e in paused if e.long_running_tool_ids] == [{"item-ask"}]
-    assert all(e.node_info.path != "p@1" for e in paused)  # the workflow did not finish
+    assert all("p@1" not in (e.node_info.output_for or []) for e in paused)  # not finished
     done = await run(runner, answer("item-ask", "Z"))
     assert done[-1].output == ["X", "Z", "Y"]
     assert ran["item:x"] == ran["item:y"] == ran["item:ask"] == 1
@@ -311,9 +349,9 @@ def parse(node_input: str) -> dict:  # type: ignore[type-arg]
 async def test_node_schemas_parse_input_check_output_and_state() -> None:
     runner = await start(Workflow(name="shop", edges=[(START, parse, price)]))
     assert (await run(runner, said("tea:4")))[-1].output == {"total": 10.0}
-    failed = await run(runner, said("tea:many"))
-    assert failed[-1].error_code == "NODE_FAILED"
-    assert "input of node 'price' does not match Order: quantity" in failed[-2].error_message
+    failed, error = await run_failing(runner, said("tea:many"))
+    assert "input of node 'price' does not match Order: quantity" in str(error)
+    assert failed[-1].error_code == "ValueError" and failed[-1].node_info.path == "shop@1/price@1"
 
 
 @node(state_schema=OrderState)
@@ -324,8 +362,8 @@ def sloppy(node_input: str, ctx) -> str:  # type: ignore[no-untyped-def]
 
 async def test_undeclared_state_keys_are_refused() -> None:
     runner = await start(Workflow(name="s", edges=[(START, sloppy)]))
-    events = await run(runner, said("x"))
-    assert "wrote state key 'surprise'" in events[-2].error_message
+    events, _ = await run_failing(runner, said("x"))
+    assert "wrote state key 'surprise'" in events[-1].error_message
     session = await runner.session_service.get_session(
         app_name=APP, user_id=USER, session_id=SESSION
     )

@@ -5,7 +5,11 @@ from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import CallbackContext, Context, ToolContext
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
 from cairn.agents.llm_agent import Agent, LlmAgent
+from cairn.agents.loop_agent import LoopAgent
+from cairn.agents.parallel_agent import ParallelAgent
+from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.agents.sequential_agent import SequentialAgent
 
 __all__ = [
     "Agent",
@@ -15,7 +19,11 @@ __all__ = [
     "Context",
     "InvocationContext",
     "LlmAgent",
+    "LoopAgent",
+    "ParallelAgent",
+    "ReadonlyContext",
     "RunConfig",
+    "SequentialAgent",
     "StreamingMode",
     "ToolContext",
     "new_invocation_id",

@@ -39,6 +39,13 @@ async def _call_agent_callbacks(
 _Agent = TypeVar("_Agent", bound="BaseAgent")
 
 
+class BaseAgentState(BaseModel):
+    """What an agent records about its progress in ADK's ``agent_state`` marker events
+    (written with a resumable App; cairn resumes from the log either way)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class BaseAgent(BaseModel):
     """An agent: a named node that yields Events for an invocation.
 

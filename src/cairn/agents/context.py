@@ -26,9 +26,10 @@ if TYPE_CHECKING:
 class Context:
     """One step's view of the invocation.
 
-    ``state[k] = v`` records the change in ``actions.state_delta`` (and is
-    visible to later reads through this context at once); it reaches the
-    session when an event carrying these actions is appended.
+    ``state[k] = v`` records the change in ``actions.state_delta``; it is
+    visible at once, to later reads through this context and in the
+    invocation's ``session.state`` (as in ADK), and becomes durable when an
+    event carrying these actions is appended.
     """
 
     def __init__(

@@ -36,11 +36,19 @@ class InvocationFlags:
     end_invocation: bool = False
     llm_calls: int = 0
     """Model calls made so far in this invocation (bounded by RunConfig.max_llm_calls)."""
+    transfer_to: str | None = None
+    """An agent handed the conversation to an agent outside its own sub-tree (its parent,
+    a peer): the agents running return, and the Runner runs that one next (never nested
+    inside the agents that were running)."""
 
 
 def new_invocation_id() -> str:
     """A fresh invocation id, ``e-<uuid4>``."""
     return f"e-{uuid.uuid4()}"
+
+
+new_invocation_context_id = new_invocation_id
+"""ADK's name for ``new_invocation_id``."""
 
 
 @dataclasses.dataclass
@@ -65,8 +73,18 @@ class InvocationContext:
     plugin_manager: AgentHooks | None = None
     node_path: str = ""
     """The workflow node path this agent runs at (``wf@1/review@2``), '' outside workflows."""
+    node_input: Any = None
+    """What the enclosing workflow hands this agent as a node (a nested workflow starts from
+    it instead of the user's message); None outside workflows."""
     isolated: bool = False
     """The agent sees only its own branch (an AgentTool's agent), not its ancestors' events."""
+    run_start: int | None = None
+    """Where in ``session.events`` the running agent's current run begins, set by the shell
+    agent (sequential, parallel, loop) that runs it: the agent's resume reads only events
+    from there on (a loop's earlier rounds are not this run). None: the invocation's start."""
+    resumability_config: Any = None
+    """The App's ``ResumabilityConfig``: with ``is_resumable``, agents write ADK's
+    ``agent_state``/``end_of_agent`` marker events (cairn resumes from the log either way)."""
     delegation: str | None = None
     """The id of the parent's call this (task or single_turn) agent is serving, if any."""
     flags: InvocationFlags = dataclasses.field(default_factory=InvocationFlags)
@@ -75,9 +93,6 @@ class InvocationContext:
     """Answers to credential requests as the user sent them, by interrupt id: the log
     stores them without their secrets (``cairn.auth.without_secrets``); only this
     process, which received them, completes them (shared with the other views)."""
-    resumability_config: Any = None
-    """The App's ``ResumabilityConfig`` (ADK's field). cairn resumes every invocation from
-    its log whatever it says; ``is_resumable`` reports it as ADK does."""
     custom_metadata: dict[str, Any] | None = None
     """Metadata shared by every step of the invocation (``Context.custom_metadata``); starts
     as a copy of ``run_config.custom_metadata``."""
@@ -87,11 +102,6 @@ class InvocationContext:
             self.custom_metadata = dict(self.run_config.custom_metadata or {})
 
     @property
-    def is_resumable(self) -> bool:
-        """Whether the App asked for resumability (ADK's flag; cairn resumes regardless)."""
-        return bool(getattr(self.resumability_config, "is_resumable", False))
-
-    @property
     def end_invocation(self) -> bool:
         """Set to True to stop the whole invocation after the current event."""
         return self.flags.end_invocation
@@ -99,6 +109,11 @@ class InvocationContext:
     @end_invocation.setter
     def end_invocation(self, value: bool) -> None:
         self.flags.end_invocation = value
+
+    @property
+    def is_resumable(self) -> bool:
+        """The App asked for ADK's resumability markers (``ResumabilityConfig``)."""
+        return bool(getattr(self.resumability_config, "is_resumable", False))
 
     @property
     def app_name(self) -> str:

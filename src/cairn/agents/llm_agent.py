@@ -15,11 +15,21 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.callbacks import (
+    AfterModelCallback,
+    AfterToolCallback,
+    BeforeModelCallback,
+    BeforeToolCallback,
+    OnModelErrorCallback,
+    OnToolErrorCallback,
+)
 from cairn.agents.contents import ContentsCache
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.agents.sub_agent_runs import marker
 from cairn.agents.tool_calls import resume_point, run_calls, settle
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
@@ -30,15 +40,15 @@ from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
+from cairn.tools.set_model_response_tool import SetModelResponseTool
+from cairn.tools.transfer_to_agent_tool import TransferToAgentTool
 from cairn.user_code import call_user_code
 
 logger = logging.getLogger(__name__)
 
 Mode = Literal["chat", "task", "single_turn"]
-InstructionProvider = Callable[[Context], "str | Awaitable[str]"]
+InstructionProvider = Callable[[ReadonlyContext], "str | Awaitable[str]"]
 ToolUnion = Callable[..., Any] | BaseTool | BaseToolset
-ModelCallback = Callable[..., Any]
-ToolCallback = Callable[..., Any]
 StaticInstruction = str | types.Content | types.Part | list[str | types.Part]
 """What ``static_instruction`` takes (ADK's ``types.ContentUnion`` without images/files)."""
 
@@ -54,16 +64,6 @@ async def first_answer(callbacks: Any, **kwargs: Any) -> Any:
         if result is not None:
             return result
     return None
-
-
-def transfer_to_agent(agent_name: str, tool_context: Context) -> dict[str, str]:
-    """Hand the conversation to another agent that is better suited to answer.
-
-    Args:
-        agent_name: the name of the agent to transfer to.
-    """
-    tool_context.actions.transfer_to_agent = agent_name
-    return {"transferred_to": agent_name}
 
 
 def _apply_run_config(config: types.GenerateContentConfig, run_config: RunConfig) -> None:
@@ -144,12 +144,12 @@ class LlmAgent(BaseAgent):
     output_schema: type[BaseModel] | None = None
     output_key: str | None = None
     mode: Mode | None = None
-    before_model_callback: ModelCallback | list[ModelCallback] | None = None
-    after_model_callback: ModelCallback | list[ModelCallback] | None = None
-    on_model_error_callback: ModelCallback | list[ModelCallback] | None = None
-    before_tool_callback: ToolCallback | list[ToolCallback] | None = None
-    after_tool_callback: ToolCallback | list[ToolCallback] | None = None
-    on_tool_error_callback: ToolCallback | list[ToolCallback] | None = None
+    before_model_callback: BeforeModelCallback | None = None
+    after_model_callback: AfterModelCallback | None = None
+    on_model_error_callback: OnModelErrorCallback | None = None
+    before_tool_callback: BeforeToolCallback | None = None
+    after_tool_callback: AfterToolCallback | None = None
+    on_tool_error_callback: OnToolErrorCallback | None = None
 
     _wrapped: dict[int, FunctionTool] = PrivateAttr(default_factory=dict)
     _contents: ContentsCache = PrivateAttr(default_factory=ContentsCache)
@@ -197,9 +197,13 @@ class LlmAgent(BaseAgent):
             return []
         targets: list[BaseAgent] = [a for a in self.sub_agents if not _is_delegated(a)]
         parent = self.parent_agent
-        if parent is not None and not self.disallow_transfer_to_parent:
+        if not isinstance(parent, LlmAgent):
+            # Under a sequential, parallel or loop agent (or at the root) there is no parent
+            # to hand back to and no peer to hand over to: the shell agent decides who runs.
+            return targets
+        if not self.disallow_transfer_to_parent:
             targets.append(parent)
-        if parent is not None and not self.disallow_transfer_to_peers:
+        if not self.disallow_transfer_to_peers:
             targets.extend(
                 peer for peer in parent.sub_agents if peer is not self and not _is_delegated(peer)
             )
@@ -211,11 +215,26 @@ class LlmAgent(BaseAgent):
 
     async def _resolved_tools(self, ctx: Context) -> list[BaseTool]:
         tools: list[BaseTool] = []
+        if self.output_schema is not None and self.tools and self.mode != "task":
+            # A response schema cannot hold a model that may call tools: it answers
+            # through this tool instead (offered first, as ADK offers it).
+            tools.append(SetModelResponseTool(self.output_schema))
         for entry in self.tools:
             if isinstance(entry, BaseTool):
                 tools.append(entry)
             elif isinstance(entry, BaseToolset):
-                tools.extend(await entry.get_tools_with_prefix(ctx))
+                try:
+                    listed = await entry.get_tools_with_prefix(ctx)
+                except Exception as error:
+                    # As in ADK, the agent runs on without them; its model is told why.
+                    logger.exception(
+                        "agent %r runs without the tools of %s, which failed to load",
+                        self.name,
+                        type(entry).__name__,
+                    )
+                    tools.append(_UnavailableTools(entry, error))
+                    continue
+                tools.extend(listed)
             elif callable(entry):
                 tools.append(self._function_tool(entry))
             else:
@@ -223,14 +242,16 @@ class LlmAgent(BaseAgent):
                     f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
                     "functions, BaseTool or BaseToolset instances"
                 )
-        if self.transfer_targets():
-            tools.append(self._function_tool(transfer_to_agent))
+        targets = self.transfer_targets()
+        if targets and not any(tool.name == TRANSFER_TOOL for tool in tools):
+            # A tool of the user's own by that name is the one the model calls, as in ADK.
+            tools.append(TransferToAgentTool([target.name for target in targets]))
         tools.extend(_DelegateTool(agent) for agent in self._delegates().values())
         if self.mode == "task":
             tools.append(self._function_tool(finish_task))
         return tools
 
-    async def _instruction_text(self, value: Any, ctx: Context) -> str:
+    async def _instruction_text(self, value: Any, ctx: ReadonlyContext) -> str:
         if callable(value):
             return str(await call_user_code(value, ctx))
         if not value:
@@ -238,7 +259,7 @@ class LlmAgent(BaseAgent):
         return await inject_session_state(str(value), ctx, agent_name=self.name)
 
     async def _build_request(self, ctx: InvocationContext, tools: list[BaseTool]) -> LlmRequest:
-        readonly = Context(ctx)
+        readonly = ReadonlyContext(ctx)
         model = self.canonical_model
         config = (
             self.generate_content_config.model_copy(deep=True)
@@ -331,12 +352,22 @@ class LlmAgent(BaseAgent):
             actions = final.actions
             if actions.transfer_to_agent:
                 target = self.root_agent.find_agent(actions.transfer_to_agent)
-                if target is None or target is self:
+                if target is None:
+                    return
+                if ctx.is_resumable:
+                    yield marker(ctx, self, end=True)  # its part is done: ADK marks it here
+                if target is self or self.find_sub_agent(target.name) is None:
+                    # Its parent or a peer: the agents running return and the Runner runs
+                    # it, so an agent that is running is never run again inside itself.
+                    ctx.flags.transfer_to = target.name
                     return
                 async with contextlib.aclosing(target.run_async(ctx)) as handed_over:
                     async for event in handed_over:
                         yield event
                 return
+            done = final.is_final_response() and not final.partial
+            if ctx.is_resumable and (done or (actions.end_of_agent and self.mode == "task")):
+                yield marker(ctx, self, end=True)  # ADK's end-of-agent marker
             if actions.end_of_agent and self.mode == "task":
                 if ctx.delegation is None:  # resumed on a later turn: report to the parent
                     async with contextlib.aclosing(self._report_to_parent(ctx, final)) as rest:
@@ -432,11 +463,13 @@ class LlmAgent(BaseAgent):
                     for call in calls
                     if call.name not in delegates and call.name not in in_invocation
                 ]
+                answer: Event | None = None
                 if ordinary:
                     ran = await run_calls(self, ctx, ordinary, tools)
                     turn.pending = turn.pending or bool(ran.pending)
                     for response_event in ran.events:
                         yield response_event
+                    answer = self._structured_answer(ctx, ran.events)
                 async with contextlib.aclosing(
                     self._run_agent_tools(ctx, calls, in_invocation, turn)
                 ) as agent_events:
@@ -449,6 +482,8 @@ class LlmAgent(BaseAgent):
                         ) as delegated:
                             async for delegated_event in delegated:
                                 yield delegated_event
+                if answer is not None:
+                    yield answer
 
     async def _run_agent_tools(
         self,
@@ -496,7 +531,9 @@ class LlmAgent(BaseAgent):
                 yield event
                 if not event.partial:
                     produced.append(event)
-        finished = child.mode == "single_turn" or any(e.actions.end_of_agent for e in produced)
+        finished = child.mode == "single_turn" or any(
+            e.actions.end_of_agent and e.content is not None for e in produced
+        )
         if finished:
             yield self._answer_call(ctx, call.id, child.name, _delegation_result(child, produced))
 
@@ -548,6 +585,12 @@ class LlmAgent(BaseAgent):
             async for event in events:
                 yield event
 
+    async def _callback_event(self, ctx: InvocationContext, *, before: bool) -> Event | None:
+        event = await super()._callback_event(ctx, before=before)
+        if before and event is not None and event.content is not None:
+            self._record_output(event)  # a before-callback's reply is the agent's answer
+        return event
+
     def _is_long_running(self, tools: list[BaseTool], name: str | None) -> bool:
         return any(tool.name == name and tool.is_long_running for tool in tools)
 
@@ -563,6 +606,28 @@ class LlmAgent(BaseAgent):
             actions=actions,
         )
 
+    def _structured_answer(self, ctx: InvocationContext, events: list[Event]) -> Event | None:
+        """The final answer given through ``set_model_response``, as the model event it
+        stands for (the JSON text, saved to ``output_key``); None if it was not given."""
+        for event in events:
+            answer = event.actions.set_model_response
+            if answer is None or not any(
+                r.name == SetModelResponseTool.NAME for r in event.get_function_responses()
+            ):
+                continue
+            final = Event(
+                invocation_id=ctx.invocation_id,
+                author=self.name,
+                branch=ctx.branch,
+                content=types.Content(
+                    role="model",
+                    parts=[types.Part(text=json.dumps(answer, ensure_ascii=False))],
+                ),
+            )
+            self._record_output(final)
+            return final
+        return None
+
     def _record_output(self, event: Event) -> None:
         if not self.output_key and not self.output_schema:
             return
@@ -574,7 +639,9 @@ class LlmAgent(BaseAgent):
         value: Any = text
         if self.output_schema is not None:
             try:
-                value = self.output_schema.model_validate_json(text).model_dump(mode="json")
+                value = self.output_schema.model_validate_json(text).model_dump(
+                    mode="json", exclude_none=True
+                )
             except ValidationError as error:
                 event.error_code = "OUTPUT_SCHEMA_MISMATCH"
                 event.error_message = (
@@ -588,12 +655,35 @@ class LlmAgent(BaseAgent):
     def tool_names(self) -> list[str]:
         """Names of the tools this agent offers its model (for error messages)."""
         names = [getattr(t, "name", getattr(t, "__name__", "")) for t in self.tools]
-        return [n for n in names if n] + ([TRANSFER_TOOL] if self.transfer_targets() else [])
+        if self.output_schema is not None and self.tools and self.mode != "task":
+            names.insert(0, SetModelResponseTool.NAME)
+        names = [n for n in names if n]
+        return names + (
+            [TRANSFER_TOOL] if self.transfer_targets() and TRANSFER_TOOL not in names else []
+        )
 
 
 @dataclasses.dataclass
 class _Turn:
     pending: bool = False
+
+
+class _UnavailableTools(BaseTool):
+    """A toolset whose tools could not be listed (an MCP server that is down): nothing is
+    declared, and the model is told which tools are missing and why."""
+
+    def __init__(self, toolset: BaseToolset, error: Exception) -> None:
+        super().__init__(name=f"({type(toolset).__name__} unavailable)", description="")
+        self.note = (
+            f"The tools of a {type(toolset).__name__} could not be loaded, so you cannot use "
+            f"them now ({type(error).__name__}: {error}). If the request needs them, say so."
+        )
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
+        llm_request.append_instructions([self.note])
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        return {"error": self.note}
 
 
 def _agent_tools(tools: list[BaseTool]) -> dict[str, Any]:
@@ -669,4 +759,13 @@ def _delegation_result(agent: LlmAgent, events: list[Event]) -> Any:
 Agent = LlmAgent
 """ADK's short name for LlmAgent."""
 
-__all__ = ["Agent", "LlmAgent", "transfer_to_agent"]
+__all__ = [
+    "AfterModelCallback",
+    "AfterToolCallback",
+    "Agent",
+    "BeforeModelCallback",
+    "BeforeToolCallback",
+    "LlmAgent",
+    "OnModelErrorCallback",
+    "OnToolErrorCallback",
+]

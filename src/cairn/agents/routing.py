@@ -5,18 +5,41 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.parallel_agent import ParallelAgent
 from cairn.events.event import Event
 
 
 def _transferable(agent: BaseAgent, root: BaseAgent) -> bool:
-    """The agent may keep the conversation: no agent on its path to the root forbids
-    handing control back up (``disallow_transfer_to_parent``)."""
+    """The agent may keep the conversation: it and every agent on its path to the root are
+    LLM agents (an agent under a sequential, parallel or loop agent is not; the shell agent
+    decides who runs) and none forbids handing control back up
+    (``disallow_transfer_to_parent``)."""
     current: BaseAgent | None = agent
     while current is not None and current is not root:
-        if getattr(current, "disallow_transfer_to_parent", False):
+        allowed = getattr(current, "disallow_transfer_to_parent", None)
+        if allowed is None or allowed:
             return False
         current = current.parent_agent
     return True
+
+
+def _resumed(agent: BaseAgent, branch: str | None, root: BaseAgent) -> tuple[BaseAgent, str | None]:
+    """The agent that resumes a paused ``agent``: the outermost of the shell agents
+    (sequential, parallel, loop) it runs inside, below the nearest LLM agent, so that the
+    sequence goes on after the answer; ``agent`` itself when it runs under none."""
+    current = agent
+    while current.parent_agent is not None and current is not root:
+        parent = current.parent_agent
+        if hasattr(parent, "disallow_transfer_to_parent"):
+            break  # an LLM agent: its sub-agent answers for itself
+        if isinstance(parent, ParallelAgent) and branch is not None:
+            own = f"{parent.name}.{current.name}"  # the branch the parallel agent gave it
+            if branch == own:
+                branch = None
+            elif branch.endswith("." + own):
+                branch = branch[: -len(own) - 1]
+        current = parent
+    return current, branch
 
 
 def find_agent_to_run(events: Sequence[Event], root: BaseAgent) -> tuple[BaseAgent, str | None]:
@@ -34,14 +57,16 @@ def find_agent_to_run(events: Sequence[Event], root: BaseAgent) -> tuple[BaseAge
                 event = events[index]
                 if any(call.id in answered for call in event.get_function_calls()):
                     found = root.find_agent(event.author)
-                    return (found, event.branch) if found is not None else (root, None)
+                    if found is None:
+                        return root, None
+                    return _resumed(found, event.branch, root)
     for event in reversed(events):
         if event.author == "user":
             continue
         target = event.actions.transfer_to_agent
         if target:
             found = root.find_agent(target)
-            if found is not None:
+            if found is not None and _transferable(found, root):
                 return found, event.branch
         if event.author == root.name:
             return root, None

@@ -51,7 +51,7 @@ from cairn.events.interrupts import (
 )
 from cairn.tools.base_tool import BaseTool
 from cairn.tools.function_tool import to_json_result
-from cairn.user_code import call_user_code
+from cairn.tools.transfer_to_agent_tool import transfer_to_agent
 
 if TYPE_CHECKING:
     from cairn.agents.llm_agent import LlmAgent
@@ -227,20 +227,13 @@ async def _run_with_credentials(
         results[calls[index].id or ""] = outcome
 
 
-async def _needs_confirmation(tool: BaseTool, args: dict[str, Any], context: Context) -> bool:
-    rule = tool.require_confirmation
-    if callable(rule):
-        return bool(await call_user_code(rule, args, context))
-    return bool(rule)
-
-
 async def _run_one(
     agent: LlmAgent, tool: BaseTool | None, call: types.FunctionCall, context: Context
 ) -> Any:
-    from cairn.agents.llm_agent import TRANSFER_TOOL, first_answer
+    from cairn.agents.llm_agent import first_answer
 
     args = dict(call.args or {})
-    if tool is not None and tool.name == TRANSFER_TOOL:
+    if getattr(tool, "func", None) is transfer_to_agent:  # cairn's own, not a user's namesake
         names = [a.name for a in agent.transfer_targets()]
         if args.get("agent_name") not in names:
             return {
@@ -253,7 +246,7 @@ async def _run_one(
             f"{', '.join(sorted(agent.tool_names()))}"
         }
     confirmation = context.tool_confirmation
-    if confirmation is None and await _needs_confirmation(tool, args, context):
+    if confirmation is None and await tool.check_require_confirmation(args, context):
         context.request_confirmation(
             hint=f"Approve or reject the call {tool.name}({_render(args)}).",
         )
@@ -320,7 +313,9 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
     """
     answers: dict[str, Any] = {}
     interrupts: dict[str, Interrupt] = {}
-    for event in reversed(ctx.session.events):
+    # Under a shell agent, only this run's events (a loop's earlier rounds are done).
+    run = ctx.session.events[ctx.run_start :] if ctx.run_start else ctx.session.events
+    for event in reversed(run):
         if event.invocation_id != ctx.invocation_id:
             continue
         if event.branch != ctx.branch:
@@ -543,6 +538,7 @@ def _merge_actions(into: EventActions, other: EventActions) -> None:
         "skip_summarization",
         "transfer_reason",
         "end_of_agent",
+        "set_model_response",
     ):
         value = getattr(other, name)
         if value:

@@ -9,12 +9,27 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.plugins.base_plugin import BasePlugin
+from cairn.workflow.nodes import BaseNode
 
 _APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
 
+def validate_app_name(name: str) -> None:
+    """Raise ValueError unless ``name`` starts with a letter and has only letters, digits,
+    '_' and '-' (and is not 'user', which names the person in a conversation)."""
+    if not _APP_NAME.match(name):
+        raise ValueError(
+            f"app name {name!r} must start with a letter and contain only letters, "
+            "digits, '_' and '-', e.g. 'weather' or 'email-review'"
+        )
+    if name == "user":
+        raise ValueError("app name 'user' is reserved; choose another name")
+
+
 class ResumabilityConfig(BaseModel):
-    """Accepted for ADK compatibility. In cairn every persisted pause is resumable."""
+    """As ADK's. In cairn every persisted pause is resumable either way; with
+    ``is_resumable=True`` workflows also write ADK's end-of-agent markers and show the
+    outputs of the nodes a resume skips, as ADK's resumable apps do."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -62,14 +77,19 @@ class App(BaseModel):
     events_compaction_config: EventsCompactionConfig | None = None
     resumability_config: ResumabilityConfig | None = None
 
+    @field_validator("root_agent", mode="before")
+    @classmethod
+    def _runnable_root(cls, root: Any) -> Any:
+        if isinstance(root, BaseNode):
+            raise ValueError(
+                f"root_agent {root.name!r} is a single {type(root).__name__}; an App runs an "
+                "agent or a Workflow (a Workflow is accepted as is). Wrap the node: "
+                f"Workflow(name={root.name!r}, edges=[(START, node)])"
+            )
+        return root
+
     @field_validator("name")
     @classmethod
     def _valid_name(cls, name: str) -> str:
-        if not _APP_NAME.match(name):
-            raise ValueError(
-                f"app name {name!r} must start with a letter and contain only letters, "
-                "digits, '_' and '-', e.g. 'weather' or 'email-review'"
-            )
-        if name == "user":
-            raise ValueError("app name 'user' is reserved; choose another name")
+        validate_app_name(name)
         return name

@@ -64,6 +64,9 @@ class EventActions(CamelModel):
     """Function call id -> confirmation the call needs before it can run."""
 
     compaction: EventCompaction | None = None
+    set_model_response: Any = None
+    """The structured answer an agent with ``output_schema`` and tools gave through its
+    ``set_model_response`` tool (on that call's function-response event)."""
     end_of_agent: bool | None = None
     agent_state: dict[str, Any] | None = None
     rewind_before_invocation_id: str | None = None

@@ -108,7 +108,7 @@ def describe(event: Event, call: types.FunctionCall) -> Interrupt:
     about: types.FunctionCall | None = call
     if kind == "input":
         message, payload = args.get("message"), args.get("payload")
-        schema = args.get("responseSchema")
+        schema = args.get("response_schema", args.get("responseSchema"))
     elif kind == "confirmation":
         confirmation = args.get("toolConfirmation") or {}
         message, payload = confirmation.get("hint") or None, confirmation.get("payload")
@@ -224,9 +224,13 @@ def earlier_call(events: Sequence[Event], invocation_id: str, call_id: str) -> E
 
 
 def starts_invocation(event: Event) -> bool:
-    """The user's message that started its invocation (not a later answer to a call)."""
+    """The user's message that started its invocation (not a later answer to a call, nor a
+    workflow node's input, which is on the node's path)."""
     return (
-        event.author == "user" and event.content is not None and not event.get_function_responses()
+        event.author == "user"
+        and event.content is not None
+        and not event.node_info.path
+        and not event.get_function_responses()
     )
 
 

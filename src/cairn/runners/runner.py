@@ -80,6 +80,7 @@ class Runner:
         app: App | None = None,
         app_name: str | None = None,
         agent: BaseAgent | None = None,
+        node: BaseAgent | None = None,
         plugins: list[BasePlugin] | None = None,
         artifact_service: Any = None,
         session_service: BaseSessionService,
@@ -90,10 +91,20 @@ class Runner:
         session_busy_timeout: float = 0.0,
         session_lease_ttl: float = 30.0,
     ) -> None:
-        if (app is None) == (agent is None):
+        given = [k for k, v in (("app", app), ("agent", agent), ("node", node)) if v is not None]
+        if len(given) != 1:
             raise ValueError(
-                "Runner needs exactly one of app=App(...) or agent=... (with app_name=...)"
+                "Runner needs exactly one of app=App(...), agent=... (with app_name=...) or "
+                f"node=Workflow(...); got {', '.join(given) or 'none'}"
             )
+        if node is not None:
+            if not isinstance(node, BaseAgent):
+                raise TypeError(
+                    f"Runner(node=...) runs a Workflow (or an agent); got "
+                    f"{type(node).__name__}. Wrap a single node in a workflow: "
+                    "Workflow(name=..., edges=[(START, your_node)])"
+                )
+            agent, app_name = node, app_name or node.name
         if app is not None:
             if app_name is not None and app_name != app.name:
                 raise ValueError(
@@ -442,11 +453,7 @@ class Runner:
         if not isinstance(self.agent, LlmAgent):
             return self.agent, None
         if self.agent.mode not in (None, "chat"):
-            raise ValueError(
-                f"the root agent {self.agent.name!r} has mode={self.agent.mode!r}; a root "
-                "LlmAgent must be a chat agent (mode='chat' or unset). Use task and "
-                "single_turn agents as sub-agents."
-            )
+            return self.agent, None  # as in ADK, a task or single_turn root simply runs
         return find_agent_to_run(session.events, self.agent)
 
     async def _user_event(
@@ -481,12 +488,20 @@ class Runner:
             event = Event(invocation_id=ctx.invocation_id, author="model", content=early_reply)
             yield await self._commit(ctx, event)
             return
-        agent_events = ctx.agent.run_async(ctx)
-        try:
-            async for event in agent_events:
-                yield await self._commit(ctx, event)
-        finally:
-            await agent_events.aclose()
+        while True:
+            agent_events = ctx.agent.run_async(ctx)
+            try:
+                async for event in agent_events:
+                    yield await self._commit(ctx, event)
+            finally:
+                await agent_events.aclose()
+            # A hand-over outside the running agent's sub-tree (to its parent or a peer):
+            # the agents that were running have returned; the target runs here, not nested.
+            target_name, ctx.flags.transfer_to = ctx.flags.transfer_to, None
+            target = self.agent.find_agent(target_name) if target_name else None
+            if target is None or ctx.end_invocation:
+                return
+            ctx.agent = target
 
     async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
         event = _with_run_metadata(event, ctx.run_config)
@@ -567,6 +582,7 @@ class InMemoryRunner(Runner):
         app_name: str | None = None,
         plugins: list[BasePlugin] | None = None,
         app: App | None = None,
+        node: BaseAgent | None = None,
         plugin_close_timeout: float = 5.0,
     ) -> None:
         if app is None and app_name is None:
@@ -575,6 +591,7 @@ class InMemoryRunner(Runner):
             app=app,
             app_name=app_name if app is None else None,
             agent=agent,
+            node=node,
             plugins=plugins,
             session_service=InMemorySessionService(),
             artifact_service=InMemoryArtifactService(),

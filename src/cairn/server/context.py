@@ -49,8 +49,7 @@ class ServerContext:
                 app_name=app_name,
                 user_id=user_id,
                 session_id=session_id,
-                hint="Create it with POST /apps/{app}/users/{user}/sessions, or list the "
-                "user's sessions with GET /apps/{app}/users/{user}/sessions.",
+                hint=MISSING_SESSION,
             )
         return session
 
@@ -69,6 +68,22 @@ class ServerContext:
         await self.end_invocations()
         await self.apps.close()
         await self.services.close()
+
+
+MISSING_SESSION = (
+    "Create it with POST /apps/{app}/users/{user}/sessions/{session_id} (or POST "
+    "/apps/{app}/users/{user}/sessions for a generated id), or list the user's sessions "
+    "with GET /apps/{app}/users/{user}/sessions."
+)
+"""How an HTTP client gets a session the path names but the store does not have."""
+
+MISSING_SESSION_FOR_RUN = (
+    "Create it first with POST /apps/{app}/users/{user}/sessions/{session_id} (or POST "
+    "/apps/{app}/users/{user}/sessions for a generated id), or start the server with "
+    "--auto-create-session (CAIRN_AUTO_CREATE_SESSION=1) to create missing sessions on "
+    "demand."
+)
+"""The same for /run and /run_sse, where the server may also create it on demand."""
 
 
 def server(request: Request) -> ServerContext:

@@ -33,6 +33,8 @@ def node_kind(node: BaseNode) -> str:
 
 def workflow_graph(workflow: Workflow) -> WorkflowGraph:
     graph = workflow.graph
+    if graph is None:  # a workflow without edges
+        return WorkflowGraph(nodes=[], edges=[])
     return WorkflowGraph(
         nodes=[GraphNode(name=name, kind=node_kind(node)) for name, node in graph.nodes.items()],
         edges=[

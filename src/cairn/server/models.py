@@ -19,6 +19,7 @@ from pydantic.alias_generators import to_camel
 from starlette.responses import Response
 
 from cairn.events.event import Event
+from cairn.sessions.scopes import stored_form
 from cairn.sessions.session import Session
 
 
@@ -265,5 +266,11 @@ class RawJSONResponse(Response):
     media_type = "application/json"
 
 
+def wire_json(event: Event) -> str:
+    """An event as clients get it: without ``temp:`` state keys (they are this invocation's
+    scratch, never stored; ADK's server does not send them either)."""
+    return stored_form(event).to_json()
+
+
 def events_response(events: list[Event]) -> Response:
-    return RawJSONResponse("[" + ",".join(event.to_json() for event in events) + "]")
+    return RawJSONResponse("[" + ",".join(wire_json(event) for event in events) + "]")

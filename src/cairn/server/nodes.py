@@ -13,7 +13,9 @@ from cairn.server.models import NodeStatus
 def node_statuses(events: Sequence[Event], invocation_id: str) -> list[NodeStatus]:
     """Every node run (path) the invocation's events mention, in order of first appearance.
 
-    ``completed``: its run finished (an ``end_of_agent`` event on its path); ``waiting``:
+    ``completed``: its run finished (its output event names it in ``nodeInfo.outputFor``,
+    or a nested workflow's end marker is on its path; a workflow whose output an event
+    names, once every run inside it finished); ``waiting``:
     it asked for input, or a call on its path waits for an answer; ``failed``: its latest
     event is an error (a nested node run failing marks its workflow's path too);
     ``running``: anything else (started, not finished — or stopped by a crash).
@@ -23,6 +25,7 @@ def node_statuses(events: Sequence[Event], invocation_id: str) -> list[NodeStatu
     completed: set[str] = set()
     waiting: set[str] = set()
     last_error: dict[str, bool] = {}
+    named: set[str] = set()  # paths some output event is the output of
     for event in events:
         if event.invocation_id != invocation_id:
             continue
@@ -34,10 +37,17 @@ def node_statuses(events: Sequence[Event], invocation_id: str) -> list[NodeStatu
                 order.append(ancestor)
                 last_error[ancestor] = False
         last_error[path] = bool(event.error_code)
-        if event.actions.end_of_agent:
+        if event.actions.end_of_agent and event.content is None:
+            completed.add(path)
+        named.update(event.node_info.output_for or [])
+        if path in (event.node_info.output_for or []):
             completed.add(path)
         if any(call.id not in answered for call in interrupt_calls(event)):
             waiting.add(path)
+    for path in sorted(order, key=lambda p: -p.count("/")):  # a workflow after its nodes
+        inside = [p for p in order if p.startswith(path + "/")]
+        if path in named and all(p in completed for p in inside):
+            completed.add(path)  # its output is named and none of its runs is unfinished
     statuses = []
     for path in order:
         if path in completed:

@@ -17,6 +17,7 @@ from starlette.responses import StreamingResponse
 
 from cairn.server.errors import failure_of, is_client_error
 from cairn.server.invocations import Failed, Invocation
+from cairn.server.models import wire_json
 
 
 def sse_data(payload: str) -> str:
@@ -51,7 +52,7 @@ async def event_stream(invocation: Invocation) -> StreamingResponse:
                 if isinstance(item, Failed):
                     yield sse_error(item.error)
                 else:
-                    yield sse_data(item.to_json())
+                    yield sse_data(wire_json(item))
                 item = await invocation.next()
         finally:
             invocation.detach()

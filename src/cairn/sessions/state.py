@@ -8,20 +8,21 @@ from typing import Any
 from cairn.events.json_values import copy_json
 
 _MUTABLE = (dict, list)
+_ABSENT = object()
 
 
 class State:
     """A dict-like view of state: ``value`` (the session's) overlaid by ``delta`` (pending writes).
 
-    Writes go to ``delta`` only; they are visible to reads through this view at
-    once and become part of the session when the event carrying ``delta`` is
-    appended. The session's own state is never changed early, so an event that
-    is never stored leaves no trace.
+    A write goes to ``delta``, which is what the event carrying it commits: state becomes
+    durable only through that event's ``state_delta``. As in ADK, the write is also visible
+    at once in ``value`` (the invocation's own ``ctx.session.state``, which apps read), and
+    ``discard()`` takes it back out of there if its event will never be stored (a failed
+    attempt that is retried), so the invocation goes on as if from the log.
 
     In-place edits of a dict or list read from the stored value (``state["items"].append(x)``)
-    are kept on a private copy and recorded into ``delta`` by ``has_delta()`` /
-    ``flush_in_place_edits()``, so they are neither lost nor leaked into the
-    session before they are committed.
+    are kept on a private copy and recorded into ``delta`` (and ``value``) by ``has_delta()`` /
+    ``flush_in_place_edits()``, so they are not lost.
 
     Key prefixes choose the scope: ``app:`` (whole app), ``user:`` (all of one
     user's sessions), ``temp:`` (this invocation only, never stored), none (this session).
@@ -35,6 +36,8 @@ class State:
         self._value = value
         self._delta = delta
         self._read_copies: dict[str, tuple[Any, Any]] = {}
+        self._replaced: dict[str, Any] = {}
+        """The value each key written had in ``value`` before (``_ABSENT``: none)."""
 
     def __getitem__(self, key: str) -> Any:
         if key in self._delta:
@@ -50,7 +53,13 @@ class State:
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._read_copies.pop(key, None)
+        self._write(key, value)
+
+    def _write(self, key: str, value: Any) -> None:
+        if key not in self._replaced:
+            self._replaced[key] = self._value.get(key, _ABSENT)
         self._delta[key] = value
+        self._value[key] = value
 
     def __contains__(self, key: object) -> bool:
         return key in self._delta or key in self._value
@@ -85,8 +94,21 @@ class State:
         """Record into ``delta`` every dict/list read earlier and changed in place since."""
         for key, (original, working) in list(self._read_copies.items()):
             if working != original:
-                self._delta[key] = working
+                self._write(key, working)
                 del self._read_copies[key]
+
+    def discard(self) -> None:
+        """Forget the pending writes: ``value`` gets back what it had for each key written
+        (unless something else wrote the key since), and ``delta`` is emptied."""
+        for key, before in self._replaced.items():
+            if key in self._delta and self._value.get(key, _ABSENT) is self._delta[key]:
+                if before is _ABSENT:
+                    self._value.pop(key, None)
+                else:
+                    self._value[key] = before
+        self._replaced.clear()
+        self._read_copies.clear()
+        self._delta.clear()
 
     def has_delta(self) -> bool:
         """True if anything was written (including in-place edits of values read earlier)."""

@@ -1,6 +1,14 @@
-"""Tools: what an LLM agent can call."""
+"""Tools: what an LLM agent can call.
+
+`AgentTool` and `ToolContext` are built on agents (the layer above)
+and are found here too, at ADK's addresses, when first asked for.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from cairn.tools.base_tool import BaseTool, BaseToolset
+from cairn.tools.exit_loop_tool import exit_loop
 from cairn.tools.function_tool import FunctionTool, LongRunningFunctionTool
 from cairn.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts
 from cairn.tools.load_memory_tool import LoadMemoryTool, load_memory
@@ -10,21 +18,50 @@ from cairn.tools.mcp_toolset import (
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
 )
+from cairn.tools.mcp_toolset import (
+    McpToolset as MCPToolset,
+)
 from cairn.tools.preload_memory_tool import PreloadMemoryTool, preload_memory
+from cairn.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
+
+if TYPE_CHECKING:
+    from cairn.tools.agent_tool import AgentTool
+    from cairn.tools.tool_context import ToolContext
+
+_ADDRESSES = {
+    "AgentTool": "cairn.tools.agent_tool",
+    "ToolContext": "cairn.tools.tool_context",
+}
+
+
+def __getattr__(name: str) -> Any:
+    address = _ADDRESSES.get(name)
+    if address is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(address), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
+    "AgentTool",
     "BaseTool",
     "BaseToolset",
     "FunctionTool",
     "LoadArtifactsTool",
     "LoadMemoryTool",
     "LongRunningFunctionTool",
+    "MCPToolset",
     "McpTool",
     "McpToolset",
     "PreloadMemoryTool",
     "StdioConnectionParams",
     "StreamableHTTPConnectionParams",
+    "ToolContext",
+    "TransferToAgentTool",
+    "exit_loop",
     "load_artifacts",
     "load_memory",
     "preload_memory",
+    "transfer_to_agent",
 ]

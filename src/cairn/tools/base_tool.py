@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import abc
 import copy
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from google.genai import types
 
 from cairn.models.llm_request import LlmRequest
+from cairn.user_code import call_user_code
+
+CONTEXT_TYPE_NAMES = frozenset({"Context", "ToolContext", "CallbackContext"})
+"""Annotations that mark the parameter receiving a call's context."""
+
+
+def is_context_annotation(annotation: Any) -> bool:
+    """Whether a parameter annotated so receives the call's context (ToolContext & co)."""
+    return getattr(annotation, "__name__", None) in CONTEXT_TYPE_NAMES or (
+        isinstance(annotation, str) and annotation.split(".")[-1] in CONTEXT_TYPE_NAMES
+    )
 
 
 class BaseTool(abc.ABC):
@@ -24,7 +36,10 @@ class BaseTool(abc.ABC):
     is_long_running: bool = False
     """The call may finish later, outside this invocation (it then pauses)."""
     require_confirmation: bool | Callable[..., Any] = False
-    """Ask a human before each call: True, or ``(args, tool_context) -> bool`` (may be async)."""
+    """Ask a human before each call: True, or a predicate (may be async) called as ADK
+    calls it: the call's arguments as keywords, plus its context if the predicate has a
+    ``tool_context`` (or ``ToolContext``-annotated) parameter or ``**kwargs``, e.g.
+    ``def large(amount: int) -> bool``."""
     idempotent: bool = False
     """Running a call twice has the effect of running it once. A call whose process died
     before its result was recorded is then simply run again on resume; otherwise the
@@ -48,6 +63,13 @@ class BaseTool(abc.ABC):
     def declaration(self) -> types.FunctionDeclaration | None:
         """How the tool is described to the model (None: the model does not see it)."""
         return None
+
+    async def check_require_confirmation(self, args: dict[str, Any], tool_context: Any) -> bool:
+        """Whether this call waits for a human's approval (``require_confirmation``)."""
+        rule = self.require_confirmation
+        if not callable(rule):
+            return bool(rule)
+        return bool(await call_user_code(rule, **_keywords_for(rule, args, tool_context)))
 
     @abc.abstractmethod
     async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
@@ -112,3 +134,18 @@ def _renamed(tool: BaseTool, name: str) -> BaseTool:
 
     renamed.declaration = declaration  # type: ignore[method-assign]
     return renamed
+
+
+def _keywords_for(func: Callable[..., Any], args: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The keywords ``func`` accepts out of a call's ``args`` and its ``tool_context``."""
+    try:
+        parameters = inspect.signature(func).parameters
+    except (TypeError, ValueError):  # no signature to read (a builtin): the arguments only
+        return dict(args)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return {**args, "tool_context": context}
+    keywords = {name: value for name, value in args.items() if name in parameters}
+    for name, parameter in parameters.items():
+        if name == "tool_context" or is_context_annotation(parameter.annotation):
+            keywords[name] = context
+    return keywords

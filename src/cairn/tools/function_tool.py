@@ -11,10 +11,9 @@ from typing import Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from cairn.tools.base_tool import BaseTool
+from cairn.tools.base_tool import BaseTool, is_context_annotation
 from cairn.user_code import call_user_code
 
-_CONTEXT_TYPE_NAMES = {"Context", "ToolContext", "CallbackContext"}
 _CONTEXT_PARAMETER = "tool_context"
 _OTHER_SECTIONS = {"returns", "return", "raises", "yields", "example", "examples"}
 
@@ -53,12 +52,6 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     return "\n".join(summary_lines).strip(), arguments
 
 
-def _is_context_annotation(annotation: Any) -> bool:
-    return getattr(annotation, "__name__", None) in _CONTEXT_TYPE_NAMES or (
-        isinstance(annotation, str) and annotation.split(".")[-1] in _CONTEXT_TYPE_NAMES
-    )
-
-
 class FunctionTool(BaseTool):
     """A sync or async function the model can call (a sync one runs on a thread, so it never
     blocks the event loop).
@@ -70,9 +63,10 @@ class FunctionTool(BaseTool):
     the call's context. Arguments the model gets wrong come back to it as an
     error result naming the problem, so it can try again.
 
-    ``require_confirmation=True`` (or a predicate ``(args, tool_context) -> bool``)
-    pauses each call until a human approves it; ``idempotent=True`` lets a
-    call whose result was lost in a crash run again on resume.
+    ``require_confirmation=True`` (or a predicate called with the call's arguments as
+    keywords, see ``BaseTool.require_confirmation``) pauses each call until a human
+    approves it; ``idempotent=True`` lets a call whose result was lost in a crash run
+    again on resume.
     """
 
     def __init__(
@@ -108,7 +102,7 @@ class FunctionTool(BaseTool):
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
                 continue
             annotation = hints.get(parameter.name, parameter.annotation)
-            if parameter.name == _CONTEXT_PARAMETER or _is_context_annotation(annotation):
+            if parameter.name == _CONTEXT_PARAMETER or is_context_annotation(annotation):
                 self._context_parameter = parameter.name
                 continue
             if annotation is inspect.Parameter.empty:
@@ -166,9 +160,10 @@ class LongRunningFunctionTool(FunctionTool):
 
 
 def to_json_result(result: Any) -> dict[str, Any]:
-    """A tool's return value as the dict a FunctionResponse carries."""
-    if isinstance(result, BaseModel):
-        result = result.model_dump(mode="json")
+    """A tool's return value as the dict a FunctionResponse carries: a dict as it is, anything
+    else (a pydantic model too, as JSON) under ``"result"``, as ADK sends it."""
+    if isinstance(result, BaseModel):  # by field name, as ADK's models are (no aliases)
+        return {"result": result.model_dump(mode="json", by_alias=False)}
     if isinstance(result, dict):
         return result
     return {"result": result}

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from cairn.memory.base_memory_service import BaseMemoryService
+from cairn.memory.memory_entry import MemoryEntry
 from cairn.models.llm_request import LlmRequest
 from cairn.tools.function_tool import FunctionTool
 
@@ -26,7 +29,14 @@ def memory_service_of(tool_context: Any, tool_name: str) -> BaseMemoryService:
     return service
 
 
-async def search_user_memory(query: str, tool_context: Any) -> dict[str, Any]:
+class LoadMemoryResponse(BaseModel):
+    """What ``load_memory`` answers (the model gets it as ``{"result": {"memories": [...]}}``,
+    as from ADK's)."""
+
+    memories: list[MemoryEntry] = Field(default_factory=list)
+
+
+async def search_user_memory(query: str, tool_context: Any) -> LoadMemoryResponse:
     """Search the memory of past conversations with the current user.
 
     Args:
@@ -36,7 +46,7 @@ async def search_user_memory(query: str, tool_context: Any) -> dict[str, Any]:
     found = await memory_service_of(tool_context, "load_memory").search_memory(
         app_name=session.app_name, user_id=session.user_id, query=query
     )
-    return {"memories": [entry.model_dump(mode="json") for entry in found.memories]}
+    return LoadMemoryResponse(memories=found.memories)
 
 
 class LoadMemoryTool(FunctionTool):

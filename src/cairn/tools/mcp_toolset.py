@@ -320,12 +320,13 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 class McpTool(BaseTool):
-    """One tool of an MCP server: declared with the server's input schema, run by ``tools/call``.
+    """One tool of an MCP server: declared with the server's input (and output) schema, run by
+    ``tools/call``.
 
-    The result the model gets: ``structuredContent`` when the server sends it,
-    else ``{"result": <the text contents joined>}`` (other contents, such as
-    images, under ``"content"``); a tool error (``isError``) becomes
-    ``{"error": <its text>}``.
+    The result the model gets is the server's ``CallToolResult`` as ADK hands it over:
+    ``content`` (a list of typed parts: ``{"type": "text", "text": ...}``, images, ...),
+    ``structuredContent`` when the server sends it, and ``isError`` (a tool error is a
+    result with ``isError: true``, its text in ``content``).
     """
 
     def __init__(self, *, mcp_tool: Any, connection: _Connection) -> None:
@@ -339,8 +340,12 @@ class McpTool(BaseTool):
         return dict(schema) if schema else {"type": "object", "properties": {}}
 
     def declaration(self) -> types.FunctionDeclaration:
+        output = _field(self.mcp_tool, "output_schema", "outputSchema")
         return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=self.input_schema
+            name=self.name,
+            description=self.description,
+            parameters_json_schema=self.input_schema,
+            response_json_schema=dict(output) if output else None,
         )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
@@ -352,26 +357,25 @@ class McpTool(BaseTool):
 
 
 def _tool_result(result: Any) -> dict[str, Any]:
-    texts: list[str] = []
-    others: list[Any] = []
-    for item in _field(result, "content", "content") or []:
-        if getattr(item, "type", None) == "text":
-            texts.append(str(item.text))
-        elif hasattr(item, "model_dump"):
-            others.append(item.model_dump(mode="json", by_alias=True, exclude_none=True))
-    text = "\n".join(texts)
-    if _field(result, "is_error", "isError"):
-        error: dict[str, Any] = {"error": text or "the MCP tool reported an error"}
-        if others:
-            error["content"] = others
-        return error
-    structured = _field(result, "structured_content", "structuredContent")
-    if structured is not None:
-        return dict(structured) if isinstance(structured, dict) else {"result": structured}
-    answer: dict[str, Any] = {"result": text}
-    if others:
-        answer["content"] = others
-    return answer
+    """A ``CallToolResult`` as JSON, with the MCP wire's key names (``isError``,
+    ``structuredContent``, ``mimeType``; ``meta`` for the protocol's ``_meta``)."""
+    dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    dumped.pop("resultType", None)  # mcp 2.x's own bookkeeping, not the tool's answer
+    return _meta_renamed(dumped)
+
+
+def _meta_renamed(value: dict[str, Any]) -> dict[str, Any]:
+    """``_meta`` keys (of the result and its content parts) named ``meta``, as ADK names them;
+    ``structuredContent`` is the server's own data and stays as it is."""
+    renamed: dict[str, Any] = {}
+    for key, item in value.items():
+        if key == "structuredContent":
+            renamed[key] = item
+        elif key == "content" and isinstance(item, list):
+            renamed[key] = [_meta_renamed(p) if isinstance(p, dict) else p for p in item]
+        else:
+            renamed["meta" if key == "_meta" else key] = item
+    return renamed
 
 
 class McpToolset(BaseToolset):
@@ -445,7 +449,9 @@ class McpToolset(BaseToolset):
         await connection.session()
         if self._tools is None or self._tools_generation != connection.generation:
             listed = await connection.request("the tools listing", _list_all_tools, retry=True)
-            self._tools = [McpTool(mcp_tool=tool, connection=connection) for tool in listed]
+            tools = [McpTool(mcp_tool=tool, connection=connection) for tool in listed]
+            # By name, as ADK declares them: the server's order is not part of the protocol.
+            self._tools = sorted(tools, key=lambda tool: tool.name)
             self._tools_generation = connection.generation
         return [tool for tool in self._tools if self._is_selected(tool, readonly_context)]
 

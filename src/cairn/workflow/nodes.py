@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable
 from typing import Any, overload
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 DEFAULT_ROUTE = "__DEFAULT__"
 """A route label that fires only when no other route of the node matched."""
@@ -16,17 +17,45 @@ class RetryConfig(BaseModel):
     """How often a failing node runs again, and how long it waits in between.
 
     The n-th retry waits ``min(initial_delay * backoff_factor ** (n - 1), max_delay)``
-    seconds plus up to ``jitter`` seconds; only ``exceptions`` (all when None) retry.
+    seconds plus up to ``jitter`` seconds. Only the ``exceptions`` listed retry (all when
+    None): exception classes or their names (``["ValueError"]``), subclasses included.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
-    max_attempts: int = Field(default=5, ge=1)
+    max_attempts: int = Field(default=5, ge=0)
+    """Attempts in all, the first included (0 and 1 both mean no retry)."""
     initial_delay: float = Field(default=1.0, ge=0)
     max_delay: float = Field(default=60.0, ge=0)
     backoff_factor: float = Field(default=2.0, ge=1)
     jitter: float = Field(default=1.0, ge=0)
-    exceptions: list[type[BaseException]] | None = None
+    exceptions: list[str] | None = None
+
+    @field_validator("exceptions", mode="before")
+    @classmethod
+    def _exception_names(cls, value: Any) -> Any:
+        """Classes become their names, so a config reads the same from code and from JSON."""
+        if value is None or not isinstance(value, (list, tuple)):
+            return value
+        names = []
+        for item in value:
+            if isinstance(item, type) and issubclass(item, BaseException):
+                names.append(item.__name__)
+            elif isinstance(item, str):
+                names.append(item)
+            else:
+                raise ValueError(
+                    f"RetryConfig.exceptions takes exception classes or their names, e.g. "
+                    f"[ValueError] or ['ValueError']; got {item!r}"
+                )
+        return names
+
+    def retries(self, error: BaseException) -> bool:
+        """Whether ``error`` is one of ``exceptions`` (by its class's or a base class's name)."""
+        if self.exceptions is None:
+            return True
+        names = {klass.__name__ for klass in type(error).__mro__ if klass is not object}
+        return not names.isdisjoint(self.exceptions)
 
 
 class BaseNode(BaseModel):
@@ -68,25 +97,47 @@ START = BaseNode(name=START_NAME, description="Where every workflow begins.")
 
 
 class FunctionNode(BaseNode):
-    """A plain function (sync, async, generator or async generator) as a node."""
+    """A plain function (sync, async, generator or async generator) as a node.
+
+    ``FunctionNode(func=f)`` is named after the function and described by its docstring
+    unless ``name``/``description`` are given.
+    """
 
     func: Callable[..., Any]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_after_func(cls, data: Any) -> Any:
+        if isinstance(data, dict) and callable(data.get("func")):
+            func = data["func"]
+            if not data.get("name"):
+                name = getattr(func, "__name__", None)
+                if not name:
+                    raise ValueError(
+                        f"FunctionNode(func={func!r}) needs name=...: the callable has no "
+                        "__name__ to name the node after"
+                    )
+                data = {**data, "name": name}
+            if "description" not in data:
+                data = {**data, "description": (getattr(func, "__doc__", None) or "").strip()}
+        return data
 
     _parameters: tuple[tuple[str, str, bool], ...] | None = PrivateAttr(default=None)
 
     def parameters(self) -> tuple[tuple[str, str, bool], ...]:
         """(name, source, has_default) per parameter of ``func``, read once.
 
-        ``source`` says where the value comes from: ``node_input``, ``ctx`` (a
-        parameter named ctx or annotated with a context class) or ``state``.
+        ``source`` says where the value comes from: ``node_input`` (``node_input_text``
+        when annotated ``str``: a Content input is handed over as its text, as ADK does),
+        ``ctx`` (a parameter named ctx or annotated with a context class) or ``state``.
         """
         if self._parameters is None:
             found = []
-            for parameter in inspect.signature(self.func).parameters.values():
+            for parameter in _signature(self.func).parameters.values():
                 annotation = parameter.annotation
                 annotation_name = getattr(annotation, "__name__", str(annotation))
                 if parameter.name == "node_input":
-                    source = "node_input"
+                    source = "node_input_text" if _names_str(annotation) else "node_input"
                 elif parameter.name == "ctx" or annotation_name.split(".")[-1] in _CONTEXTS:
                     source = "ctx"
                 else:
@@ -98,6 +149,24 @@ class FunctionNode(BaseNode):
 
 
 _CONTEXTS = {"Context", "ToolContext", "CallbackContext"}
+
+
+def _signature(func: Callable[..., Any]) -> inspect.Signature:
+    """The signature with postponed (string) annotations resolved where they can be."""
+    try:
+        return inspect.signature(func, eval_str=True)
+    except Exception:  # an annotation naming what the module cannot resolve: keep the text
+        return inspect.signature(func)
+
+
+def _names_str(annotation: Any) -> bool:
+    """``str`` or a union with ``str`` in it (``str | None``, ``str | dict``)."""
+    if annotation is str:
+        return True
+    if isinstance(annotation, str):  # unresolved: read the text
+        cleaned = annotation.replace(" ", "").removeprefix("Optional[").rstrip("]")
+        return "str" in cleaned.split("|") or cleaned == "str"
+    return str in typing.get_args(annotation)
 
 
 @overload

@@ -23,6 +23,9 @@ class NodeRecord:
     route: Any = None
     interrupts: list[str] = dataclasses.field(default_factory=list)
     failures: int = 0
+    outputs: list[Any] = dataclasses.field(default_factory=list)
+    """Outputs of events naming this run in ``node_info.output_for`` (a nested workflow's
+    terminal nodes), in log order."""
 
 
 @dataclasses.dataclass
@@ -56,25 +59,51 @@ class Replay:
             for response in event.get_function_responses():
                 if response.id:
                     answers[response.id] = response.response
+            for target in event.node_info.output_for or []:
+                child = _child(target, prefix)
+                if child is None:
+                    continue
+                record = runs.setdefault(child, NodeRecord())
+                record.outputs.append(event.output)
+                if target == event.node_info.path:  # the node's own output event: it finished
+                    record.completed = True
+                    record.output = event.output
+                    record.route = event.actions.route
+                    record.escalated = record.escalated or bool(event.actions.escalate)
             path = event.node_info.path
             if not path.startswith(prefix):
                 continue
-            child = path[len(prefix) :]
-            if "/" in child:
-                continue  # deeper: a nested workflow reads its own
+            child = path[len(prefix) :].split("/", 1)[0]
             record = runs.setdefault(child, NodeRecord())
             record.started = True
+            if path != prefix + child:
+                continue  # deeper: a nested workflow reads its own
             if event.actions.escalate:
                 record.escalated = True
-            if event.actions.end_of_agent:
+            if event.actions.end_of_agent and event.content is None:
+                # A nested workflow's end marker: its output is that of its terminal nodes
+                # (or, for a loop that escalated, the marker's own).
                 record.completed = True
-                record.output = event.output
-                record.route = event.actions.route
+                if event.output is not None:
+                    record.output = event.output
+                else:
+                    outputs = record.outputs
+                    record.output = outputs[0] if len(outputs) == 1 else outputs or None
             elif event.error_code:
                 record.failures += 1
             for call in event.get_function_calls():
                 if call.name == REQUEST_INPUT_FUNCTION and call.id:
                     record.interrupts.append(call.id)
-                    if call.args and call.args.get("responseSchema") is not None:
-                        schemas[call.id] = call.args["responseSchema"]
+                    args = call.args or {}
+                    schema = args.get("response_schema", args.get("responseSchema"))
+                    if schema is not None:
+                        schemas[call.id] = schema
         return cls(runs=runs, answers=answers, schemas=schemas)
+
+
+def _child(target: str, prefix: str) -> str | None:
+    """The direct child run ``target`` names under ``prefix``, or None."""
+    if not target.startswith(prefix):
+        return None
+    rest = target[len(prefix) :]
+    return None if "/" in rest or not rest else rest

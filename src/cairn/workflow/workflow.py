@@ -9,18 +9,25 @@ import dataclasses
 import inspect
 import json
 import random
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
-from cairn.events.interrupts import earlier_call, schema_problem, unwrap_answer, waiting_under
+from cairn.events.interrupts import (
+    earlier_call,
+    interrupt_calls,
+    schema_problem,
+    starts_invocation,
+    unwrap_answer,
+)
+from cairn.events.node_info import NodeInfo
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
 from cairn.tools.base_tool import BaseTool
 from cairn.user_code import call_user_code, iterate_in_thread
@@ -61,13 +68,16 @@ def _convert(value: Any) -> BaseNode | None:
 
 @dataclasses.dataclass
 class _Outcome:
-    """How a node run ended: an output and route, or waiting for input, or failed."""
+    """How a node run ended: an output and route, or waiting for input."""
 
     output: Any = None
     route: Any = None
     waiting: bool = False
-    failed: bool = False
     escalated: bool = False
+    held: Event | None = None
+    """The node's own output event, held back until the node finishes."""
+    reported: bool = False
+    """A node of a nested workflow wrote the error event of the failure on its way up."""
 
 
 class Workflow(BaseAgent):
@@ -75,22 +85,24 @@ class Workflow(BaseAgent):
 
     A node's output is the input of the nodes after it; ``Event(route=...)``
     picks routed edges; ``Event(state=...)`` (or ``ctx.state``) changes state.
-    Every node run is recorded in the log (``node_info.path`` = ``wf@1/node@run``),
-    so a paused run resumes from that invocation's events: finished nodes are
-    not run again.
+    Every finished node run leaves its output event in the log (``node_info.path`` =
+    ``wf@1/node@run``, ``node_info.output_for`` naming that path), so a paused run
+    resumes from that invocation's events: finished nodes are not run again.
     """
 
-    edges: list[Any]
+    edges: list[Any] = Field(default_factory=list)
     max_concurrency: int | None = None
 
-    _graph: Graph = PrivateAttr()
+    _graph: Graph | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
-        self._graph = build_graph(self.name, self.edges, convert=_convert)
+        if self.edges:
+            self._graph = build_graph(self.name, self.edges, convert=_convert)
 
     @property
-    def graph(self) -> Graph:
+    def graph(self) -> Graph | None:
+        """The checked graph; None for a workflow without edges (it runs as a no-op)."""
         return self._graph
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -98,46 +110,65 @@ class Workflow(BaseAgent):
         ``max_concurrency`` at once). Each event a node yields is committed before that node
         goes on, exactly as for an agent."""
         my_path = ctx.node_path or f"{self.name}@1"
-        replay = Replay.scan(ctx.session.events, ctx.invocation_id, my_path)
         graph = self._graph
-        pending: collections.deque[tuple[str, Any, str | None]] = collections.deque()
-        first_input = _user_input(ctx)
-        for edge in graph.successors(START_NAME):
-            pending.append((edge.to_node.name, first_input, START_NAME))
+        if graph is None:
+            if ctx.node_path:  # the enclosing workflow reads this run's end from the log
+                yield self._end_marker(ctx, my_path)
+            return
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, my_path)
+        pending: collections.deque[_Trigger] = collections.deque()
+        first_input = ctx.node_input if ctx.node_input is not None else ctx.user_content
+        start_edges = graph.successors(START_NAME)
+        for edge in start_edges:
+            pending.append(
+                _Trigger(
+                    edge.to_node.name, first_input, START_NAME, ctx.branch, len(start_edges) > 1
+                )
+            )
         runs: collections.Counter[str] = collections.Counter()
         joined: dict[str, dict[str, Any]] = {}
-        terminal_outputs: list[tuple[int, int, Any]] = []  # (node order, run, output)
-        order = {name: index for index, name in enumerate(graph.nodes)}
+        join_branches: dict[str, list[str | None]] = {}
+        terminal_outputs: list[Any] = []
         waiting = stopped = False
         channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         running: dict[str, asyncio.Task[None]] = {}
         limit = self.max_concurrency or float("inf")
+        terminals = set(graph.terminals)
 
-        async def run_one(name: str, node: BaseNode, path: str, node_input: Any, run: str) -> None:
-            outcome = _Outcome()
+        async def run_one(step: _Step, outcome: _Outcome) -> None:
             try:
-                await _forward(
-                    self._run_node(ctx, node, path, node_input, replay, run, outcome), channel
-                )
+                await _forward(self._run_node(ctx, step, replay, outcome), channel)
             finally:
-                await channel.put(("done", run, name, outcome))
+                await channel.put(("done", step, outcome))
 
         try:
             while (pending or running) and not stopped:
                 while pending and len(running) < limit:
-                    name, node_input, sender = pending.popleft()
+                    trigger = pending.popleft()
+                    name, node_input = trigger.target, trigger.node_input
                     node = graph.nodes[name]
+                    branch = trigger.branch
                     if isinstance(node, JoinNode):
                         arrived = joined.setdefault(name, {})
-                        arrived[sender or START_NAME] = node_input
+                        arrived[trigger.sender] = node_input
+                        join_branches.setdefault(name, []).append(branch)
                         if set(graph.predecessors(name)) - set(arrived):
                             continue
                         node_input = joined.pop(name)
+                        branch = _common_branch(join_branches.pop(name))
                     runs[name] += 1
                     run = f"{name}@{runs[name]}"
-                    running[run] = asyncio.create_task(
-                        run_one(name, node, f"{my_path}/{run}", node_input, run)
+                    if trigger.sub_branch:
+                        branch = f"{branch}.{run}" if branch else run
+                    step = _Step(
+                        node=node,
+                        run=run,
+                        path=f"{my_path}/{run}",
+                        node_input=node_input,
+                        branch=branch,
+                        output_for=[my_path] if name in terminals else [],
                     )
+                    running[run] = asyncio.create_task(run_one(step, _Outcome()))
                 if not running:
                     break
                 message = await channel.get()
@@ -146,21 +177,23 @@ class Workflow(BaseAgent):
                     yield event
                     committed.set_result(None)
                     continue
-                _, run, name, outcome = message
-                await running.pop(run)  # re-raises what the node's task could not handle
-                if outcome.failed:
-                    return
+                _, step, outcome = message
+                await running.pop(step.run)  # re-raises the node's failure: the run stops
                 if outcome.escalated:  # a node asked to stop this workflow (e.g. a loop's exit)
-                    terminal_outputs, stopped = [(0, 0, outcome.output)], True
+                    terminal_outputs, stopped = [outcome.output], True
                     continue
                 if outcome.waiting:
                     waiting = True
                     continue
-                successors = self._fired(name, outcome.route)
-                if not successors:
-                    terminal_outputs.append((order[name], runs[name], outcome.output))
+                successors = self._fired(step.node.name, outcome.route)
+                if not successors and outcome.output is not None:
+                    terminal_outputs.append(outcome.output)
                 for target in successors:
-                    pending.append((target, outcome.output, name))
+                    pending.append(
+                        _Trigger(
+                            target, outcome.output, step.node.name, step.branch, len(successors) > 1
+                        )
+                    )
         finally:
             for task in running.values():
                 task.cancel()
@@ -169,19 +202,27 @@ class Workflow(BaseAgent):
                     await task
         if waiting and not stopped:
             return
-        # Several terminal nodes: all their outputs, in the order the graph lists the nodes
-        # (not the order they happened to finish in, which a resume may change).
-        outputs = [output for _, _, output in sorted(terminal_outputs, key=lambda t: t[:2])]
-        output = outputs[0] if len(outputs) == 1 else outputs or None
-        yield Event(
+        if ctx.node_path or ctx.is_resumable:
+            output = terminal_outputs[0] if len(terminal_outputs) == 1 else terminal_outputs or None
+            # The marker carries the output only where no output event does (a loop's exit).
+            yield self._end_marker(ctx, my_path, output if stopped else None)
+
+    def _end_marker(self, ctx: InvocationContext, path: str, output: Any = None) -> Event:
+        """ADK's end-of-agent marker: this workflow run finished (nested runs carry their
+        path, so the enclosing workflow's replay finds it)."""
+        marker = Event(
             author=self.name,
-            node_path=my_path,
+            branch=ctx.branch,
             output=output,
             actions=EventActions(end_of_agent=True),
         )
+        if ctx.node_path:
+            marker.node_info = NodeInfo(path=path)
+        return marker
 
     def _fired(self, name: str, route: Any) -> list[str]:
         """Targets of the edges from ``name`` that fire for the emitted ``route``."""
+        assert self._graph is not None
         emitted = route if isinstance(route, list) else ([] if route is None else [route])
         emitted_keys = {_route_key(r) for r in emitted}
         targets: list[str] = []
@@ -202,17 +243,17 @@ class Workflow(BaseAgent):
     async def _run_node(
         self,
         ctx: InvocationContext,
-        node: BaseNode,
-        path: str,
-        node_input: Any,
+        step: _Step,
         replay: Replay,
-        run_name: str,
         outcome: _Outcome,
     ) -> AsyncGenerator[Event, None]:
-        record = replay.runs.get(run_name)
+        node, path = step.node, step.path
+        record = replay.runs.get(step.run)
         if record is not None and record.completed:  # done before: never run again
             outcome.output, outcome.route = record.output, record.route
             outcome.escalated = record.escalated
+            if ctx.is_resumable and outcome.output is not None:  # ADK re-surfaces it
+                yield self._replayed(ctx, step, outcome.output)
             return
         resume_inputs: dict[str, Any] = {}
         if record is not None and record.interrupts:
@@ -227,6 +268,7 @@ class Workflow(BaseAgent):
                     yield Event(
                         author=self.name,
                         node_path=path,
+                        branch=step.branch,
                         error_code="INVALID_INPUT",
                         error_message=f"the answer to input request {interrupt_id!r} of node "
                         f"{node.name!r} does not match its response_schema: {problem}. The node "
@@ -234,87 +276,75 @@ class Workflow(BaseAgent):
                     )
                     return
             if not node.rerun_on_resume:
+                # The answer is the node's output: its output event records the node finished.
                 outcome.output = unwrap_answer(answered[record.interrupts[-1]])
-                yield self._completion(path, outcome.output, None, EventActions())
+                yield self._output_event(step, outcome, EventActions())
                 return
             resume_inputs = {i: unwrap_answer(a) for i, a in answered.items()}
         attempt = (record.failures if record else 0) + 1
         retry = node.retry_config
         while True:
             node_ctx = Context(
-                dataclasses.replace(ctx, node_path=path),
+                dataclasses.replace(ctx, node_path=path, branch=step.branch, node_input=None),
                 node_path=path,
                 attempt_count=attempt,
                 resume_inputs=resume_inputs,
             )
             try:
                 async with contextlib.aclosing(
-                    self._node_events(
-                        ctx, node, node_ctx, path, node_input, outcome, record is not None
-                    )
+                    self._node_events(ctx, step, node_ctx, outcome, record is not None)
                 ) as events:
                     async with asyncio.timeout(node.timeout):
                         async for event in events:
                             yield event
             except Exception as error:
-                reason = "timed out" if isinstance(error, TimeoutError) else "failed"
+                node_ctx.state.discard()  # this attempt's uncommitted writes never happened
+                if outcome.reported:  # written where it happened; it stops this run too
+                    raise
                 yield Event(
                     author=self.name,
                     node_path=path,
+                    branch=step.branch,
                     error_code=type(error).__name__,
-                    error_message=f"node {node.name!r} of workflow {self.name!r} {reason} "
-                    f"(attempt {attempt}): {error}",
+                    error_message=str(error)
+                    or f"node {node.name!r} of workflow {self.name!r} timed out",
                 )
-                if retry is not None and attempt < retry.max_attempts and _retries(retry, error):
+                if retry is not None and attempt < retry.max_attempts and retry.retries(error):
                     await asyncio.sleep(_delay(retry, attempt))
                     attempt += 1
-                    outcome.output = outcome.route = None
+                    outcome.output = outcome.route = outcome.held = None
                     continue
-                outcome.failed = True
-                yield Event(
-                    author=self.name,
-                    node_path=path.rsplit("/", 1)[0],
-                    error_code="NODE_FAILED",
-                    error_message=f"workflow {self.name!r} stopped: node {node.name!r} "
-                    f"failed after {attempt} attempt(s): {error}",
-                )
-                return
-            if outcome.waiting:
-                return
-            actions = node_ctx.actions
-            if actions.escalate:
-                outcome.escalated = True
-            yield self._completion(path, outcome.output, outcome.route, actions)
+                raise
             return
 
-    def _completion(self, path: str, output: Any, route: Any, actions: EventActions) -> Event:
-        """The event that records a node run as finished, with its output and route."""
-        actions.end_of_agent = True
-        actions.route = route
-        return Event(author=self.name, node_path=path, output=output, actions=actions)
+    def _replayed(self, ctx: InvocationContext, step: _Step, output: Any) -> Event:
+        """A finished node's output shown again on resume (a resumable app's stream, as
+        ADK's); it records nothing new."""
+        return Event(author=self.name, node_path=step.path, branch=step.branch, output=output)
 
     async def _node_events(
         self,
         ctx: InvocationContext,
-        node: BaseNode,
+        step: _Step,
         node_ctx: Context,
-        path: str,
-        node_input: Any,
         outcome: _Outcome,
         resuming: bool = False,
     ) -> AsyncGenerator[Event, None]:
-        """Run one node; set ``outcome``; yield the events it produced (path and author set).
+        """Run one node; set ``outcome``; yield the events it produced (path and author set),
+        ending with its output event (unless it waits for input).
 
         The node's schemas are enforced here: the input is parsed into ``input_schema``, the
         output must match ``output_schema`` (and is stored as JSON), state writes must fit
         ``state_schema``. A mismatch fails the node like any other error.
         """
+        node, path, node_input = step.node, step.path, step.node_input
         if node.input_schema is not None and not isinstance(node_input, node.input_schema):
             node_input = _conform(node, "input", node.input_schema, node_input)
+        recorded = False  # an event passed on already carries this run's output
         if isinstance(node, FunctionNode):
             items = _call_function(node, node_ctx, node_input)
         elif isinstance(node, AgentNode):
-            items = self._run_agent(ctx, node, path, node_input, outcome, resuming)
+            items = self._run_agent(ctx, step, node, node_input, outcome, resuming)
         elif isinstance(node, ToolNode):
             items = _call_tool(node, node_ctx, node_input)
         elif isinstance(node, JoinNode):
@@ -327,33 +357,83 @@ class Workflow(BaseAgent):
             if isinstance(item, RequestInput):
                 _check_new_interrupt_id(ctx, node, item)
                 outcome.waiting = True
-                yield _input_request(self.name, path, item, node_ctx)
+                yield _input_request(self.name, step, item, node_ctx)
             elif isinstance(item, Event):
                 _check_state(node, item.actions.state_delta)
                 if not item.node_info.path:
                     item.node_info = item.node_info.model_copy(update={"path": path})
                 if not item.author:
                     item.author = self.name
-                if item.output is not None:
-                    outcome.output = item.output
-                if item.actions.route is not None:
-                    outcome.route = item.actions.route
+                if item.branch is None:
+                    item.branch = step.branch
                 if item.actions.escalate:
                     outcome.escalated = True
-                yield item
+                if item.error_code and item.node_info.path.startswith(path + "/"):
+                    outcome.reported = True
+                output_for = item.node_info.output_for or []
+                if path in output_for:  # a nested agent's or workflow's output event
+                    recorded = True
+                    outcome.output = item.output
+                    _extend_output_for(item, step.output_for)
+                    yield item
+                elif (
+                    item.node_info.path == path
+                    and not item.actions.end_of_agent
+                    and (item.output is not None or item.actions.route is not None)
+                ):
+                    # The node's own output (and route): its output event, written when the
+                    # node finishes. A second one lets the first go out as a plain event.
+                    if outcome.held is not None:
+                        yield outcome.held
+                    outcome.held = item
+                    if item.output is not None:
+                        outcome.output = item.output
+                    if item.actions.route is not None:
+                        outcome.route = item.actions.route
+                else:
+                    yield item
             elif isinstance(item, _AgentResult):
                 outcome.output = item.output
+                recorded = recorded or item.recorded
             elif isinstance(item, _Waiting):
                 outcome.waiting = True
             else:
                 outcome.output = item
         if outcome.waiting:
+            if outcome.held is not None:
+                yield outcome.held
             return
         _check_state(node, node_ctx.actions.state_delta)
         if node.output_schema is not None:
             outcome.output = _conform(node, "output", node.output_schema, outcome.output)
         if isinstance(outcome.output, BaseModel):  # stored as JSON, so replay sees the same
             outcome.output = outcome.output.model_dump(mode="json")
+        if node_ctx.actions.escalate:
+            outcome.escalated = True
+        if recorded and outcome.held is None and not _has_actions(node_ctx.actions):
+            return
+        yield self._output_event(step, outcome, node_ctx.actions)
+
+    def _output_event(self, step: _Step, outcome: _Outcome, actions: EventActions) -> Event:
+        """The event that records a node run as finished: its output, route and state
+        changes, ``node_info.output_for`` naming the run (and the workflows whose output
+        it is)."""
+        event = outcome.held or Event(author=self.name, node_path=step.path, branch=step.branch)
+        merged = event.actions.model_copy(deep=True)
+        for name in type(actions).model_fields:
+            value = getattr(actions, name)
+            if name == "state_delta":
+                merged.state_delta = {**merged.state_delta, **value}
+            elif name == "artifact_delta":
+                merged.artifact_delta = {**merged.artifact_delta, **value}
+            elif value not in (None, False, {}, []) and getattr(merged, name) in (None, False):
+                setattr(merged, name, value)
+        merged.route = outcome.route
+        event.actions = merged
+        event.output = outcome.output
+        ancestors = step.output_for if outcome.output is not None else []
+        event.node_info = event.node_info.model_copy(update={"output_for": [step.path, *ancestors]})
+        return event
 
     async def _run_parallel(
         self, ctx: InvocationContext, node: ParallelNode, path: str, node_input: Any
@@ -370,11 +450,16 @@ class Workflow(BaseAgent):
 
         async def one(index: int, item: Any) -> None:
             run = f"{child.name}@{index + 1}"
+            step = _Step(
+                node=child,
+                run=run,
+                path=f"{path}/{run}",
+                node_input=item,
+                branch=ctx.branch,
+                output_for=[],
+            )
             try:
-                await _forward(
-                    self._run_node(ctx, child, f"{path}/{run}", item, replay, run, outcomes[index]),
-                    channel,
-                )
+                await _forward(self._run_node(ctx, step, replay, outcomes[index]), channel)
             finally:
                 await channel.put(("done",))
 
@@ -393,9 +478,6 @@ class Workflow(BaseAgent):
         finally:
             for task in tasks:
                 task.cancel()
-        failed = [i + 1 for i, o in enumerate(outcomes) if o.failed]
-        if failed:
-            raise RuntimeError(f"item(s) {failed} of parallel node {node.name!r} failed")
         if any(o.waiting for o in outcomes):
             yield _Waiting()
             return
@@ -404,42 +486,66 @@ class Workflow(BaseAgent):
     async def _run_agent(
         self,
         ctx: InvocationContext,
+        step: _Step,
         node: AgentNode,
-        path: str,
         node_input: Any,
         outcome: _Outcome,
         resuming: bool,
     ) -> AsyncIterator[Any]:
         """Run an agent as a node; on resume it goes on from its own events (its input is
-        already in the log, and it finishes the turn it paused in)."""
-        agent = node.agent
-        child = dataclasses.replace(ctx, node_path=path, branch=path.replace("/", "."))
-        if not isinstance(agent, Workflow) and not resuming:
-            text = node_input if isinstance(node_input, str) else json.dumps(node_input)
-            yield Event(
-                author=self.name,
-                node_path=path,
-                branch=child.branch,
-                content=types.Content(role="user", parts=[types.Part(text=text)]),
+        already in the log, and it finishes the turn it paused in).
+
+        A nested workflow starts from ``node_input`` and its end marker ends the node; an
+        agent's last model answer (text, no calls) is its output event, as in ADK."""
+        agent, path = node.agent, step.path
+        nested = isinstance(agent, Workflow)
+        # A nested workflow stays on the node's branch, as in ADK; an agent gets a branch of
+        # its own run, so its turn is told apart from its earlier runs' (a loop's rounds).
+        branch = step.branch if nested else path.replace("/", ".")
+        child = dataclasses.replace(
+            ctx, node_path=path, branch=branch, node_input=node_input if nested else None
+        )
+        if not nested and not resuming:
+            content = (
+                node_input
+                if isinstance(node_input, types.Content)
+                else types.Content(role="user", parts=[types.Part(text=_as_text(node_input))])
             )
-        result: Any = None
+            yield Event(
+                author="user",
+                node_path=path,
+                branch=branch,
+                content=content.model_copy(update={"role": "user"}),
+            )
+        outputs: list[Any] = []
+        recorded = False  # an event of the agent's records the node's output
+        task_mode = getattr(agent, "mode", None) == "task"
         async with contextlib.aclosing(agent.run_async(child)) as events:
             async for event in events:
-                if isinstance(agent, Workflow) and event.node_info.path == path:
-                    if event.actions.end_of_agent:
-                        result = event.output
-                        continue  # this node's own completion event is written by us
-                elif event.is_final_response() and event.content and event.content.parts:
-                    result = "".join(p.text or "" for p in event.content.parts if not p.thought)
+                if not event.node_info.path:
+                    event.node_info = event.node_info.model_copy(update={"path": path})
+                if nested and event.node_info.path == path and event.actions.end_of_agent:
+                    recorded = True
+                    if event.output is not None:  # a loop's escalation: its output
+                        outputs = [event.output]
+                elif nested and path in (event.node_info.output_for or []):
+                    outputs.append(event.output)
+                elif not nested and event.node_info.path == path and _is_answer(event):
+                    if not task_mode:
+                        event.output = _answer_text(event)
+                        event.node_info = event.node_info.model_copy(
+                            update={"output_for": [path], "message_as_output": True}
+                        )
+                        recorded = True
+                    outputs = [_answer_text(event)]
                 if event.long_running_tool_ids:
                     outcome.waiting = True
                 yield event
-        if not outcome.waiting and waiting_under(
-            ctx.session.events, ctx.invocation_id, child.branch
-        ):
+        if not outcome.waiting and _waiting_at(ctx.session.events, ctx.invocation_id, path):
             outcome.waiting = True  # resumed with some answers, still waiting for others
         if not outcome.waiting:
-            yield _AgentResult(result)
+            output = outputs[0] if len(outputs) == 1 else outputs or None
+            yield _AgentResult(output, recorded=recorded)
 
 
 async def _forward(events: AsyncGenerator[Event, None], channel: asyncio.Queue[Any]) -> None:
@@ -455,6 +561,99 @@ async def _forward(events: AsyncGenerator[Event, None], channel: asyncio.Queue[A
 @dataclasses.dataclass
 class _AgentResult:
     output: Any
+    recorded: bool = False
+    """An event the agent wrote already records the node's output (no extra event)."""
+
+
+@dataclasses.dataclass
+class _Trigger:
+    """An input on its way to ``target``: who sent it, on which branch."""
+
+    target: str
+    node_input: Any
+    sender: str
+    branch: str | None
+    sub_branch: bool
+    """The sender fans out (several targets fire): each gets a branch of its own."""
+
+
+@dataclasses.dataclass
+class _Step:
+    """One node run about to start."""
+
+    node: BaseNode
+    run: str
+    path: str
+    node_input: Any
+    branch: str | None
+    output_for: list[str]
+    """The enclosing workflow paths this run's output is also the output of."""
+
+
+def _common_branch(branches: list[str | None]) -> str | None:
+    """The longest dotted prefix the branches share (a join goes on there)."""
+    split = [b.split(".") if b else [] for b in branches]
+    common: list[str] = []
+    for segments in zip(*split, strict=False):
+        if len(set(segments)) != 1:
+            break
+        common.append(segments[0])
+    return ".".join(common) or None
+
+
+def _extend_output_for(event: Event, ancestors: list[str]) -> None:
+    """A terminal node's output is also its workflow's: name the workflow's path too."""
+    current = list(event.node_info.output_for or [])
+    extra = [a for a in ancestors if a not in current]
+    if extra:
+        event.node_info = event.node_info.model_copy(update={"output_for": current + extra})
+
+
+def _has_actions(actions: EventActions) -> bool:
+    return bool(actions.state_delta or actions.artifact_delta or actions.escalate)
+
+
+def _is_answer(event: Event) -> bool:
+    """A model's answer that ends its turn: text, no calls, not partial."""
+    content = event.content
+    return (
+        not event.partial
+        and content is not None
+        and content.role == "model"
+        and bool(content.parts)
+        and not event.get_function_calls()
+        and not event.get_function_responses()
+    )
+
+
+def _answer_text(event: Event) -> str:
+    parts = event.content.parts if event.content and event.content.parts else []
+    return "".join(p.text or "" for p in parts if not p.thought)
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, types.Content):
+        return "".join(p.text or "" for p in value.parts or [])
+    return json.dumps(value, default=str)
+
+
+def _waiting_at(events: Sequence[Event], invocation_id: str, path: str) -> bool:
+    """Whether a call made under node ``path`` in this invocation still waits for an answer."""
+    answered: set[str] = set()
+    for event in reversed(events):
+        if event.invocation_id != invocation_id:
+            continue
+        own = event.node_info.path
+        if (own == path or own.startswith(path + "/")) and any(
+            call.id not in answered for call in interrupt_calls(event)
+        ):
+            return True
+        answered.update(r.id for r in event.get_function_responses() if r.id)
+        if starts_invocation(event):
+            return False
+    return False
 
 
 class _Waiting:
@@ -465,21 +664,9 @@ async def _single(value: Any) -> AsyncIterator[Any]:
     yield value
 
 
-def _user_input(ctx: InvocationContext) -> Any:
-    content = ctx.user_content
-    if content is None or not content.parts:
-        return None
-    texts = [p.text for p in content.parts if p.text]
-    return "".join(texts) if texts else content
-
-
 def _route_key(route: Any) -> tuple[str, Any]:
     # True == 1 in Python; a bool route must not match an int edge (or the reverse).
     return (type(route).__name__, route)
-
-
-def _retries(config: RetryConfig, error: BaseException) -> bool:
-    return config.exceptions is None or isinstance(error, tuple(config.exceptions))
 
 
 def _delay(config: RetryConfig, attempt: int) -> float:
@@ -500,21 +687,18 @@ def _check_new_interrupt_id(ctx: InvocationContext, node: BaseNode, request: Req
         )
 
 
-def _input_request(author: str, path: str, request: RequestInput, ctx: Context) -> Event:
+def _input_request(author: str, step: _Step, request: RequestInput, ctx: Context) -> Event:
     args = {
         "interruptId": request.interrupt_id,
-        "message": request.message,
         "payload": request.payload,
-        "responseSchema": request.response_schema,
+        "message": request.message,
+        "response_schema": request.response_schema,
     }
-    call = types.FunctionCall(
-        id=request.interrupt_id,
-        name=REQUEST_INPUT_FUNCTION,
-        args={k: v for k, v in args.items() if v is not None},
-    )
+    call = types.FunctionCall(id=request.interrupt_id, name=REQUEST_INPUT_FUNCTION, args=args)
     return Event(
         author=author,
-        node_path=path,
+        node_path=step.path,
+        branch=step.branch,
         content=types.Content(role="model", parts=[types.Part(function_call=call)]),
         long_running_tool_ids={request.interrupt_id},
         actions=ctx.actions,
@@ -540,6 +724,9 @@ def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
     for name, source, has_default in node.parameters():
         if source == "node_input":
             kwargs[name] = node_input
+        elif source == "node_input_text":
+            text = isinstance(node_input, types.Content)
+            kwargs[name] = _as_text(node_input) if text else node_input
         elif source == "ctx":
             kwargs[name] = ctx
         elif name in ctx.state:

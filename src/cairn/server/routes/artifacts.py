@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Path, Query
 from google.genai import types
 
 from cairn.server.context import Server, ServerContext
@@ -110,8 +110,7 @@ async def load_artifact_version(
 
 @router.delete(
     ARTIFACTS + "/{artifact_name}",
-    status_code=204,
-    summary="Delete every version",
+    summary="Delete every version (200 with a null body, as ADK answers; also if there was none)",
     responses=errors(404, 422),
 )
 async def delete_artifact(
@@ -120,9 +119,8 @@ async def delete_artifact(
     user_id: str,
     session_id: str,
     artifact_name: str,
-) -> Response:
-    await list_artifact_versions(ctx, app_name, user_id, session_id, artifact_name)
+) -> None:
+    await ctx.apps.check(app_name)
     await ctx.services.artifact_service.delete_artifact(
         app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
     )
-    return Response(status_code=204)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncGenerator
 
 from fastapi import APIRouter
 from starlette.responses import Response, StreamingResponse
 
 from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.errors import SessionNotFoundError
 from cairn.events.event import Event
 from cairn.server.access import (
     Principal,
@@ -17,7 +19,7 @@ from cairn.server.access import (
     check_user,
 )
 from cairn.server.auth import Caller
-from cairn.server.context import Server, ServerContext
+from cairn.server.context import MISSING_SESSION_FOR_RUN, Server, ServerContext
 from cairn.server.errors import InvalidRequestError
 from cairn.server.models import SERVER_ERRORS, RunAgentRequest, events_response, ok, streams
 from cairn.server.streaming import event_stream
@@ -44,14 +46,31 @@ async def run_events(
         streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE,
         custom_metadata=request.custom_metadata,
     )
-    return runner.run_async(
-        user_id=request.user_id,
-        session_id=request.session_id,
-        invocation_id=request.invocation_id,
-        new_message=request.new_message,
-        state_delta=request.state_delta,
-        run_config=config,
+    return _with_http_fixes(
+        runner.run_async(
+            user_id=request.user_id,
+            session_id=request.session_id,
+            invocation_id=request.invocation_id,
+            new_message=request.new_message,
+            state_delta=request.state_delta,
+            run_config=config,
+        )
     )
+
+
+async def _with_http_fixes(events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+    """The Runner's events; a missing session's error names the fix an HTTP client has."""
+    try:
+        async with contextlib.aclosing(events) as running:
+            async for event in running:
+                yield event
+    except SessionNotFoundError as error:
+        raise SessionNotFoundError(
+            app_name=error.app_name,
+            user_id=error.user_id,
+            session_id=error.session_id,
+            hint=MISSING_SESSION_FOR_RUN,
+        ) from None
 
 
 @router.post(

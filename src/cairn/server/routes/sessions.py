@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body
 
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
@@ -114,14 +114,12 @@ async def get_session(app_name: str, user_id: str, session_id: str, ctx: Server)
 
 @router.delete(
     SESSIONS + "/{session_id}",
-    status_code=204,
-    summary="Delete a session",
+    summary="Delete a session (200 with a null body, as ADK answers; also if it did not exist)",
     responses=errors(404, 422),
 )
-async def delete_session(app_name: str, user_id: str, session_id: str, ctx: Server) -> Response:
-    await ctx.session_head(app_name, user_id, session_id)
+async def delete_session(app_name: str, user_id: str, session_id: str, ctx: Server) -> None:
+    await ctx.apps.check(app_name)
     await ctx.sessions.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
-    return Response(status_code=204)
 
 
 @router.patch(

@@ -14,6 +14,7 @@ class Echo(BaseAgent):
         if text.startswith("save "):
             await step.save_artifact("note.txt", types.Part(text=text.removeprefix("save ")))
         step.state["turns"] = step.state.get("turns", 0) + 1
+        step.state["temp:last_text"] = text  # scratch: never stored, never sent to clients
         yield Event(
             message=types.Content(role="model", parts=[types.Part(text=f"echo: {text}")]),
             actions=step.actions,

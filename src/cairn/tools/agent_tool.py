@@ -1,0 +1,5 @@
+"""ADK's path for `AgentTool`: an agent offered to a model as a tool."""
+
+from cairn.agents.agent_tool import AgentTool
+
+__all__ = ["AgentTool"]

@@ -1,0 +1,1 @@
+"""ADK's `google.adk.utils` path: the helpers ADK apps import from it."""

@@ -1,0 +1,2 @@
+TURNS = ["How do I reset my password?"]
+REPLIES = {"help_desk": ["Use the 'forgot password' link."]}

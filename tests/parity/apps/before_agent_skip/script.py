@@ -1,0 +1,3 @@
+STATE = {"cached_summary": "Cats sleep a lot."}
+TURNS = ["A long text about cats and their naps."]
+REPLIES = {"translator": ["Les chats dorment beaucoup."]}

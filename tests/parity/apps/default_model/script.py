@@ -1,0 +1,2 @@
+TURNS = ["Say hi"]
+REPLIES = {"default_model_agent": ["Hi!"]}

@@ -1,0 +1,3 @@
+STATE = {"user_name": "Ada"}
+TURNS = ["Hi!"]
+REPLIES = {"greeter": ["Hello Ada!"]}

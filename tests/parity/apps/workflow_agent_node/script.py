@@ -1,0 +1,3 @@
+NODE_PATHS = True
+TURNS = ["Q: What colour is the sky?"]
+REPLIES = {"answerer": ["Blue"]}

@@ -1,0 +1,3 @@
+NODE_PATHS = True
+TURNS = ["4 croissants"]
+REPLIES = {}

@@ -1,0 +1,3 @@
+NODE_PATHS = True
+TURNS = ["import record 7"]
+REPLIES = {}

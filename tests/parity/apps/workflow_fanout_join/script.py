@@ -1,0 +1,3 @@
+NODE_PATHS = True
+TURNS = ["the quick brown fox"]
+REPLIES = {}

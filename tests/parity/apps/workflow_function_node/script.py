@@ -1,0 +1,3 @@
+NODE_PATHS = True
+TURNS = ["a sentence of some length"]
+REPLIES = {}
