@@ -76,3 +76,25 @@ async def test_the_sql_store_refuses_too_long_names_and_keeps_rows_in_its_table(
             return [tuple(row) for row in connection.execute(query)]
 
         assert await store._transaction(rows, write=False) == [("a", "u", "", "user:p", 0, b"p")]
+
+
+async def test_file_service_takes_adks_root_dir_keyword(tmp_path: Path) -> None:
+    from cairn.artifacts import FileArtifactService
+    from cairn.errors import InputValidationError
+
+    service = FileArtifactService(root_dir=tmp_path / "artifacts")
+    assert service.root_dir == (tmp_path / "artifacts").resolve()
+    version = await service.save_artifact(
+        app_name="a", user_id="u", session_id="s", filename="n.txt", artifact=types.Part(text="hi")
+    )
+    again = FileArtifactService(tmp_path / "artifacts")
+    loaded = await again.load_artifact(
+        app_name="a", user_id="u", session_id="s", filename="n.txt", version=version
+    )
+    assert loaded is not None and loaded.text == "hi"
+    with pytest.raises(InputValidationError, match=r"'\.\.'"):  # ADK raises this type too
+        await service.save_artifact(
+            app_name="a", user_id="u", session_id="s", filename="..", artifact=types.Part(text="")
+        )
+    with pytest.raises(TypeError, match="root_dir="):
+        FileArtifactService()

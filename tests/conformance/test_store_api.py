@@ -7,6 +7,7 @@ import pytest
 from cairn import (
     AlreadyExistsError,
     Event,
+    EventActions,
     InvalidStateValueError,
     SessionNotFoundError,
 )
@@ -144,3 +145,25 @@ async def test_nul_characters_in_state_are_refused_on_every_store(
         )
     loaded = await store.get_session(app_name=APP, user_id="u1", session_id="s1")
     assert loaded is not None and loaded.state == {} and loaded.events == []
+
+
+async def test_get_user_state_reads_the_users_shared_state_without_a_session(
+    store: BaseSessionService,
+) -> None:
+    # ADK's bootstrapping use: read what is known about the user before creating a session.
+    assert await store.get_user_state(app_name=APP, user_id="u1") == {}
+    session = await store.create_session(
+        app_name=APP,
+        user_id="u1",
+        state={"user:name": "Ada", "app:tier": "gold", "topic": "x", "temp:t": 1},
+    )
+    await store.append_event(
+        session,
+        Event(author="agent", actions=EventActions(state_delta={"user:visits": 2, "temp:y": 3})),
+    )
+    await store.create_session(app_name=APP, user_id="u2", state={"user:name": "Bob"})
+    assert await store.get_user_state(app_name=APP, user_id="u1") == {"name": "Ada", "visits": 2}
+    assert await store.get_user_state(app_name=APP, user_id="u2") == {"name": "Bob"}
+    assert await store.get_user_state(app_name="other", user_id="u1") == {}
+    await store.delete_session(app_name=APP, user_id="u1", session_id=session.id)
+    assert await store.get_user_state(app_name=APP, user_id="u1") == {"name": "Ada", "visits": 2}

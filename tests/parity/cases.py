@@ -95,8 +95,6 @@ DIFFERS: dict[str, str] = {
     "answer, so the client's later FunctionResponse for that id is refused "
     "(InterruptNotPendingError: it has been answered already); ADK stores it and calls the "
     "model again. cairn also casts amount=250 to 250.0 (the float annotation); ADK passes 250",
-    "default_model": "an agent without model fails on cairn (ValueError: has no model and none "
-    "of its ancestors has one); ADK resolves LlmAgent.DEFAULT_MODEL, gemini-3.5-flash",
     "load_memory": "load_memory's answer: ADK {'result': {'memories': [...]}}, each memory's "
     "content without null fields and with custom_metadata; cairn {'memories': [...]} with every "
     "null Part field and customMetadata",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -180,8 +181,8 @@ def test_app_name_and_agent_name_are_validated() -> None:
         Echo(name="has space")
     with pytest.raises(ValueError, match="reserved"):
         Echo(name="user")
-    with pytest.raises(ValueError, match="max_llm_calls"):
-        RunConfig(max_llm_calls=0)
+    with pytest.raises(ValueError, match="max_llm_calls must be less than"):
+        RunConfig(max_llm_calls=sys.maxsize)
 
 
 # -- plugins and callbacks -------------------------------------------------------------------

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, TypeAlias
+import inspect
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from typing import Any, TypeAlias, TypeVar
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
@@ -33,6 +34,9 @@ async def _call_agent_callbacks(
         if result is not None:
             return result
     return None
+
+
+_Agent = TypeVar("_Agent", bound="BaseAgent")
 
 
 class BaseAgentState(BaseModel):
@@ -95,7 +99,59 @@ class BaseAgent(BaseModel):
     # -- the tree -----------------------------------------------------------------------
     @property
     def parent_agent(self) -> BaseAgent | None:
+        """The agent this one is a sub-agent of: set when that agent is constructed with it
+        in ``sub_agents`` (a second parent is refused). Settable, as in ADK, e.g. to None to
+        detach it before giving it to another parent."""
         return self._parent_agent
+
+    @parent_agent.setter
+    def parent_agent(self, parent: BaseAgent | None) -> None:
+        self._parent_agent = parent
+
+    def clone(self: _Agent, update: Mapping[str, Any] | None = None) -> _Agent:
+        """A copy of this agent with the fields in ``update`` replaced, e.g.
+        ``agent.clone(update={"name": "reviewer_2"})``.
+
+        As in ADK: sub-agents are cloned too (unless ``update`` gives ``sub_agents``, which
+        are then re-parented to the copy), list fields are copied rather than shared, a
+        callback that is a method of this agent is bound to the copy, and the copy has no
+        parent. ``parent_agent`` and names that are not fields are refused (``ValueError``).
+        """
+        changes = dict(update or {})
+        if "parent_agent" in changes:
+            raise ValueError(
+                "clone() cannot set parent_agent: an agent gets its parent when that parent "
+                "is constructed with it in sub_agents=[...]"
+            )
+        unknown = sorted(set(changes) - set(type(self).model_fields))
+        if unknown:
+            raise ValueError(
+                f"clone() got names that are not fields of {type(self).__name__}: {unknown}; "
+                f"its fields are {sorted(type(self).model_fields)}"
+            )
+        copy = self.model_copy(update=changes)
+        for attribute, private in type(self).__private_attributes__.items():
+            setattr(copy, attribute, private.get_default())  # caches are not shared
+
+        def rebind(value: Any) -> Any:
+            if inspect.ismethod(value) and value.__self__ is self:
+                return value.__func__.__get__(copy)
+            return value
+
+        for field in type(self).model_fields:
+            if field == "sub_agents" or field in changes:
+                continue
+            value = getattr(copy, field)
+            if isinstance(value, list):
+                setattr(copy, field, [rebind(item) for item in value])
+            elif inspect.ismethod(value):
+                setattr(copy, field, rebind(value))
+        if "sub_agents" not in changes:
+            copy.sub_agents = [child.clone() for child in self.sub_agents]
+        for child in copy.sub_agents:
+            child._parent_agent = copy
+        copy._parent_agent = None
+        return copy
 
     @property
     def root_agent(self) -> BaseAgent:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -9,7 +10,11 @@ from google.genai import types
 from cairn.artifacts.errors import ArtifactServiceMissingError
 from cairn.auth.auth_credential import AuthCredential
 from cairn.auth.auth_tool import AuthConfig
+from cairn.events.event import Event
 from cairn.events.event_actions import EventActions, ToolConfirmation
+from cairn.memory.base_memory_service import BaseMemoryService
+from cairn.memory.errors import MemoryServiceMissingError
+from cairn.memory.memory_entry import MemoryEntry, SearchMemoryResponse
 from cairn.sessions.session import Session
 from cairn.sessions.state import State
 
@@ -226,6 +231,60 @@ class Context:
             app_name=session.app_name, user_id=session.user_id, session_id=session.id
         )
         return found
+
+    # -- memory -------------------------------------------------------------------------------
+    def _memory_service(self, operation: str) -> BaseMemoryService:
+        service = self._invocation_context.memory_service
+        if service is None:
+            raise MemoryServiceMissingError(operation, self.agent_name)
+        found: BaseMemoryService = service
+        return found
+
+    async def search_memory(self, query: str) -> SearchMemoryResponse:
+        """The current user's memories that match ``query``, best first."""
+        service = self._memory_service("search_memory")
+        session = self.session
+        return await service.search_memory(
+            app_name=session.app_name, user_id=session.user_id, query=query
+        )
+
+    async def add_session_to_memory(self) -> None:
+        """Remember this session's events (only those not remembered yet are added)."""
+        await self._memory_service("add_session_to_memory").add_session_to_memory(self.session)
+
+    async def add_events_to_memory(
+        self, *, events: Sequence[Event], custom_metadata: Mapping[str, Any] | None = None
+    ) -> None:
+        """Remember just these events, for this session's app and user."""
+        session = self.session
+        await self._memory_service("add_events_to_memory").add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            session_id=session.id,
+            events=events,
+            custom_metadata=custom_metadata,
+        )
+
+    async def add_memory(
+        self, *, memories: Sequence[MemoryEntry], custom_metadata: Mapping[str, Any] | None = None
+    ) -> None:
+        """Remember these entries as given, for this session's app and user."""
+        session = self.session
+        await self._memory_service("add_memory").add_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            memories=memories,
+            custom_metadata=custom_metadata,
+        )
+
+    @property
+    def custom_metadata(self) -> dict[str, Any]:
+        """Metadata shared by every step of this invocation (not stored): it starts as a copy
+        of ``RunConfig.custom_metadata``; a callback or tool may add to it for later steps."""
+        metadata = self._invocation_context.custom_metadata
+        if metadata is None:
+            metadata = self._invocation_context.custom_metadata = {}
+        return metadata
 
     @property
     def end_invocation(self) -> bool:

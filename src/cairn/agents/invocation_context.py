@@ -47,6 +47,10 @@ def new_invocation_id() -> str:
     return f"e-{uuid.uuid4()}"
 
 
+new_invocation_context_id = new_invocation_id
+"""ADK's name for ``new_invocation_id``."""
+
+
 @dataclasses.dataclass
 class InvocationContext:
     """The invocation's handle: its id, session, services, current agent and branch.
@@ -89,6 +93,13 @@ class InvocationContext:
     """Answers to credential requests as the user sent them, by interrupt id: the log
     stores them without their secrets (``cairn.auth.without_secrets``); only this
     process, which received them, completes them (shared with the other views)."""
+    custom_metadata: dict[str, Any] | None = None
+    """Metadata shared by every step of the invocation (``Context.custom_metadata``); starts
+    as a copy of ``run_config.custom_metadata``."""
+
+    def __post_init__(self) -> None:
+        if self.custom_metadata is None:  # a new invocation, not another agent's view of it
+            self.custom_metadata = dict(self.run_config.custom_metadata or {})
 
     @property
     def end_invocation(self) -> bool:

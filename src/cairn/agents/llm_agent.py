@@ -8,7 +8,7 @@ import json
 import logging
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from google.genai import types
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
@@ -28,7 +28,7 @@ from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.readonly_context import ReadonlyContext
-from cairn.agents.run_config import StreamingMode
+from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.agents.sub_agent_runs import marker
 from cairn.agents.tool_calls import resume_point, run_calls, settle
 from cairn.events.event import Event
@@ -49,6 +49,8 @@ logger = logging.getLogger(__name__)
 Mode = Literal["chat", "task", "single_turn"]
 InstructionProvider = Callable[[ReadonlyContext], "str | Awaitable[str]"]
 ToolUnion = Callable[..., Any] | BaseTool | BaseToolset
+StaticInstruction = str | types.Content | types.Part | list[str | types.Part]
+"""What ``static_instruction`` takes (ADK's ``types.ContentUnion`` without images/files)."""
 
 TRANSFER_TOOL = "transfer_to_agent"
 
@@ -64,6 +66,50 @@ async def first_answer(callbacks: Any, **kwargs: Any) -> Any:
     return None
 
 
+def _apply_run_config(config: types.GenerateContentConfig, run_config: RunConfig) -> None:
+    """Add the invocation's ``labels`` and ``http_options`` to a request's config (the
+    agent's own headers and labels stay unless the run names the same ones)."""
+    if run_config.labels:
+        config.labels = {**(config.labels or {}), **run_config.labels}
+    options = run_config.http_options
+    if options is None:
+        return
+    if config.http_options is None:
+        config.http_options = options.model_copy(deep=True)
+        return
+    merged = config.http_options
+    for field in type(options).model_fields:
+        value = getattr(options, field)
+        if value is None:
+            continue
+        if field == "headers":
+            merged.headers = {**(merged.headers or {}), **value}
+        else:
+            setattr(merged, field, value)
+
+
+def static_instruction_text(value: StaticInstruction | None) -> str:
+    """The text of a ``static_instruction``: a str, or the text parts of a Content, a Part
+    or a list of them, joined by newlines."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, types.Content):
+        parts: list[Any] = list(value.parts or [])
+    elif isinstance(value, list):
+        parts = value
+    else:
+        parts = [value]
+    texts = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, types.Part) and part.text:
+            texts.append(part.text)
+    return "\n".join(texts)
+
+
 class LlmAgent(BaseAgent):
     """An agent driven by a model.
 
@@ -74,12 +120,21 @@ class LlmAgent(BaseAgent):
     long-running tool.
     """
 
+    DEFAULT_MODEL: ClassVar[str] = "gemini-3.5-flash"
+    """The model an agent calls when neither it nor an ancestor names one (ADK's default)."""
+    DEFAULT_LIVE_MODEL: ClassVar[str] = "gemini-live-2.5-flash-native-audio"
+    """ADK's default model for live (bidirectional streaming) runs."""
+    _default_model: ClassVar[str | BaseLlm] = DEFAULT_MODEL
+
     model: str | BaseLlm = ""
     """A model string (``gemini-2.5-flash``, ``openai/gpt-4o-mini``, ``anthropic/...``) or a
-    ``BaseLlm``; empty inherits the parent agent's."""
+    ``BaseLlm``; empty inherits the nearest ancestor's, else the default model
+    (``DEFAULT_MODEL`` unless changed with ``set_default_model``)."""
     instruction: str | InstructionProvider = ""
     global_instruction: str | InstructionProvider = ""
-    static_instruction: str | None = None
+    static_instruction: StaticInstruction | None = None
+    """Instruction text sent as is, before the others, never with state filled in: a str,
+    a ``types.Content``, a ``types.Part`` or a list of them (their text parts are used)."""
     tools: list[Any] = Field(default_factory=list)
     generate_content_config: types.GenerateContentConfig | None = None
     disallow_transfer_to_parent: bool = False
@@ -107,9 +162,23 @@ class LlmAgent(BaseAgent):
             tool = self._wrapped[id(func)] = FunctionTool(func)
         return tool
 
+    @classmethod
+    def set_default_model(cls, model: str | BaseLlm) -> None:
+        """Use ``model`` for every agent (of this class) that has no model of its own and no
+        ancestor with one."""
+        if not isinstance(model, str | BaseLlm):
+            raise TypeError(
+                "set_default_model() takes a model string such as 'gemini-2.5-flash' or a "
+                f"BaseLlm instance; got {type(model).__name__}"
+            )
+        if isinstance(model, str) and not model:
+            raise ValueError("set_default_model() needs a model name, e.g. 'gemini-2.5-flash'")
+        cls._default_model = model
+
     @property
     def canonical_model(self) -> BaseLlm:
-        """The model instance this agent calls (its own, or the nearest ancestor's)."""
+        """The model instance this agent calls: its own, the nearest ancestor's, or the
+        default model."""
         agent: BaseAgent | None = self
         while agent is not None:
             model = getattr(agent, "model", "")
@@ -118,10 +187,8 @@ class LlmAgent(BaseAgent):
             if model:
                 return LLMRegistry.new_llm(model)
             agent = agent.parent_agent
-        raise ValueError(
-            f"agent {self.name!r} has no model and none of its ancestors has one; pass "
-            "model='gemini-2.5-flash' (or another model string, or a BaseLlm) to LlmAgent"
-        )
+        default = self._default_model
+        return default if isinstance(default, BaseLlm) else LLMRegistry.new_llm(default)
 
     def transfer_targets(self) -> list[BaseAgent]:
         """Chat agents this one may hand the conversation to (a task or single_turn agent
@@ -157,7 +224,7 @@ class LlmAgent(BaseAgent):
                 tools.append(entry)
             elif isinstance(entry, BaseToolset):
                 try:
-                    listed = await entry.get_tools(ctx)
+                    listed = await entry.get_tools_with_prefix(ctx)
                 except Exception as error:
                     # As in ADK, the agent runs on without them; its model is told why.
                     logger.exception(
@@ -167,7 +234,7 @@ class LlmAgent(BaseAgent):
                     )
                     tools.append(_UnavailableTools(entry, error))
                     continue
-                tools.extend(tool for tool in listed if entry._is_selected(tool, ctx))
+                tools.extend(listed)
             elif callable(entry):
                 tools.append(self._function_tool(entry))
             else:
@@ -199,11 +266,13 @@ class LlmAgent(BaseAgent):
             if self.generate_content_config
             else types.GenerateContentConfig()
         )
+        _apply_run_config(config, ctx.run_config)
         request = LlmRequest(model=model.model, config=config)
         root = self.root_agent
         instructions = []
-        if self.static_instruction:
-            instructions.append(self.static_instruction)
+        static = static_instruction_text(self.static_instruction)
+        if static:
+            instructions.append(static)
         if isinstance(root, LlmAgent) and root.global_instruction:
             instructions.append(await root._instruction_text(root.global_instruction, readonly))
         instructions.append(await self._instruction_text(self.instruction, readonly))
@@ -232,6 +301,15 @@ class LlmAgent(BaseAgent):
             else None,
             isolated=ctx.isolated,
         )
+        extra = ctx.run_config.model_input_context
+        if extra:  # transient: before the invocation's request, never stored
+            contents = list(request.contents)
+            at = next(
+                (i for i in range(len(contents) - 1, -1, -1) if contents[i] == ctx.user_content),
+                0,
+            )
+            contents[at:at] = [content.model_copy(deep=True) for content in extra]
+            request.contents = contents
         # Tools see the finished contents (and may add to them, as ADK's do).
         for tool in tools:
             await tool.process_llm_request(tool_context=readonly, llm_request=request)
@@ -305,7 +383,7 @@ class LlmAgent(BaseAgent):
         ``turn.pending`` is set if some call has no result yet (the invocation pauses).
         """
         limit = ctx.run_config.max_llm_calls
-        if ctx.flags.llm_calls >= limit:
+        if 0 < limit <= ctx.flags.llm_calls:
             yield Event(
                 author=self.name,
                 error_code="MAX_LLM_CALLS_EXCEEDED",

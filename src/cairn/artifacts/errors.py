@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from cairn.errors import CairnError
+from cairn.errors import CairnError, InputValidationError
 
 
-class InvalidArtifactNameError(CairnError, ValueError):
-    """An artifact filename (or app, user, session id) that a store refuses, and why."""
+class InvalidArtifactNameError(InputValidationError):
+    """An artifact filename (or app, user, session id) that a store refuses, and why (an
+    ``InputValidationError``, as ADK raises for such names)."""
 
     def __init__(self, name: str, rule: str, *, what: str = "artifact filename") -> None:
         self.name = name

@@ -87,8 +87,27 @@ class FileArtifactService(BaseArtifactService):
     ``root``.
     """
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root).resolve()
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        root_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """``root`` (or ``root_dir``, ADK's name for it): the directory to keep artifacts in;
+        ``~`` is expanded."""
+        if (root is None) == (root_dir is None):
+            raise TypeError(
+                "FileArtifactService needs the artifact directory once: pass it as "
+                "FileArtifactService('artifacts') or FileArtifactService(root_dir='artifacts')."
+            )
+        chosen = root if root is not None else root_dir
+        assert chosen is not None
+        self.root = Path(chosen).expanduser().resolve()
+
+    @property
+    def root_dir(self) -> Path:
+        """The artifact directory (ADK's name for ``root``)."""
+        return self.root
 
     def _directory(
         self, app_name: str, user_id: str, session_id: str | None, filename: str

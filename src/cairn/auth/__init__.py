@@ -37,6 +37,7 @@ from cairn.auth.credential_service import (
     CallbackContextLike,
     EncryptionKey,
     InMemoryCredentialService,
+    SessionStateCredentialService,
     SessionStoreCredentialService,
     new_encryption_key,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "OAuthFlowClientCredentials",
     "OAuthFlows",
     "OpenIdConnectWithConfig",
+    "SessionStateCredentialService",
     "SessionStoreCredentialService",
     "accept_auth_response",
     "authorization_request",

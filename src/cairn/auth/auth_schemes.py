@@ -8,9 +8,9 @@ The JSON is the OpenAPI 3 spelling (``{"type": "apiKey", "in": "header",
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from cairn.events._base import CamelModel
 
@@ -93,9 +93,32 @@ class OpenIdConnectWithConfig(CamelModel):
     token_endpoint: str
     userinfo_endpoint: str | None = None
     revocation_endpoint: str | None = None
+    token_endpoint_auth_methods_supported: list[str] | None = None
+    grant_types_supported: list[str] | None = None
     scopes: list[str] = Field(default_factory=list)
     description: str | None = None
 
 
 AuthScheme = APIKey | HTTPBearer | HTTPBase | OAuth2 | OpenIdConnectWithConfig
 """Any of the schemes above (HTTPBearer before HTTPBase, so a bearer scheme reads as one)."""
+
+
+SCHEME_TYPES = (APIKey, HTTPBearer, HTTPBase, OAuth2, OpenIdConnectWithConfig)
+
+
+def scheme_from_foreign(value: Any) -> Any:
+    """A security scheme built with another library's models (``fastapi.openapi.models``'s
+    ``OAuth2``, ``APIKey``, ``HTTPBearer``..., as ADK apps build them) as its OpenAPI JSON,
+    which cairn's scheme models read; anything else unchanged."""
+    if not isinstance(value, BaseModel) or isinstance(value, SCHEME_TYPES):
+        return value
+    data = value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if data.get("type") == "openIdConnect" and "authorizationEndpoint" not in data:
+        url = data.get("openIdConnectUrl", "its discovery document")
+        raise ValueError(
+            f"an OpenID Connect scheme that only names its discovery document ({url}) is not "
+            "enough: cairn does not fetch it. Copy the endpoints from it into "
+            "OpenIdConnectWithConfig(authorization_endpoint=..., token_endpoint=..., "
+            "scopes=[...])."
+        )
+    return data

@@ -12,10 +12,16 @@ import hashlib
 import json
 from typing import Any
 
-from pydantic import model_validator
+from pydantic import field_validator, model_validator
 
 from cairn.auth.auth_credential import AuthCredential
-from cairn.auth.auth_schemes import APIKey, AuthScheme, HTTPBase, OpenIdConnectWithConfig
+from cairn.auth.auth_schemes import (
+    APIKey,
+    AuthScheme,
+    HTTPBase,
+    OpenIdConnectWithConfig,
+    scheme_from_foreign,
+)
 from cairn.events._base import CamelModel
 
 
@@ -88,6 +94,11 @@ class AuthConfig(CamelModel):
     raw_auth_credential: AuthCredential | None = None
     exchanged_auth_credential: AuthCredential | None = None
     credential_key: str | None = None
+
+    @field_validator("auth_scheme", mode="before")
+    @classmethod
+    def _read_foreign_scheme(cls, value: Any) -> Any:
+        return scheme_from_foreign(value)
 
     @model_validator(mode="after")
     def _fill_credential_key(self) -> AuthConfig:

@@ -6,6 +6,8 @@ import dataclasses
 import datetime
 import json
 import re
+import time
+import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -89,3 +91,45 @@ def rows_of(
             )
         )
     return rows
+
+
+def rows_of_entries(
+    memories: Iterable[MemoryEntry], custom_metadata: Mapping[str, Any] | None
+) -> list[MemoryRow]:
+    """Explicit memories as rows: those whose content has text. An entry without an id gets
+    a fresh one (so adding it twice stores it twice), one without a timestamp gets now;
+    ``custom_metadata`` is under each entry's own."""
+    rows = []
+    for entry in memories:
+        text = content_text(entry.content)
+        if not text.strip():
+            continue
+        metadata = {**dict(custom_metadata or {}), **entry.custom_metadata}
+        rows.append(
+            MemoryRow(
+                event_id=entry.id or f"memory-{uuid.uuid4()}",
+                session_id=None,
+                author=entry.author or "",
+                timestamp=_seconds(entry.timestamp),
+                text=text,
+                content_json=entry.content.model_dump_json(exclude_none=True),
+                metadata_json=json.dumps(metadata, sort_keys=True),
+            )
+        )
+    return rows
+
+
+def _seconds(timestamp: str | None) -> float:
+    """An ISO 8601 timestamp (a naive one is UTC) in seconds since the epoch; now for None."""
+    if timestamp is None:
+        return time.time()
+    try:
+        moment = datetime.datetime.fromisoformat(timestamp)
+    except ValueError:
+        raise ValueError(
+            f"a MemoryEntry's timestamp must be ISO 8601 text such as "
+            f"'2026-01-31T12:00:00+00:00'; got {timestamp!r}"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return moment.timestamp()

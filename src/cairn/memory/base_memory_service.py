@@ -8,8 +8,8 @@ from typing import Any
 
 from cairn.events.event import Event
 from cairn.events.rewind import live_events
-from cairn.memory._text import MemoryRow, rows_of, words
-from cairn.memory.memory_entry import SearchMemoryResponse
+from cairn.memory._text import MemoryRow, rows_of, rows_of_entries, words
+from cairn.memory.memory_entry import MemoryEntry, SearchMemoryResponse
 from cairn.sessions.session import Session
 
 DEFAULT_MAX_RESULTS = 20
@@ -55,6 +55,24 @@ class BaseMemoryService(abc.ABC):
         """Remember these events for the app and user; events already remembered are skipped."""
         _check_owner(app_name, user_id)
         rows = rows_of(events, session_id, custom_metadata)
+        if rows:
+            await self._add(app_name, user_id, rows)
+
+    async def add_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Remember these entries for the app and user, as given (not taken from a session).
+
+        Entries without text are skipped; an entry's ``id`` keys it like an event id (one
+        already remembered is skipped), and one without an id is always added.
+        """
+        _check_owner(app_name, user_id)
+        rows = rows_of_entries(memories, custom_metadata)
         if rows:
             await self._add(app_name, user_id, rows)
 

@@ -51,3 +51,16 @@ class EmbeddingMismatchError(CairnError, ValueError):
             f"with an embedder of {stored_model!r} (the one it was written with), or give this "
             "embedder a new file."
         )
+
+
+class MemoryServiceMissingError(CairnError, ValueError):
+    """A context was asked to search or add memory, but the Runner has no memory service."""
+
+    def __init__(self, operation: str, agent_name: str) -> None:
+        self.operation = operation
+        self.agent_name = agent_name
+        super().__init__(
+            f"{operation}() in agent {agent_name!r} needs a memory service, and the Runner has "
+            "none: give the Runner memory_service=InMemoryMemoryService() (or "
+            "SqliteMemoryService / PostgresMemoryService)."
+        )

@@ -83,6 +83,39 @@ def responses_in(message: types.Content | None) -> list[types.FunctionResponse]:
     return [p.function_response for p in message.parts if p.function_response is not None]
 
 
+def with_matched_ids(events: Sequence[Event], message: types.Content) -> types.Content:
+    """``message`` with each function response that has no id given the id of the oldest
+    pending call of the same name not answered otherwise in it (ADK matches such answers
+    by name, in call order). A response no pending call matches keeps no id (and is
+    refused by ``check_answers``)."""
+    parts = message.parts or []
+    if all(p.function_response is None or p.function_response.id for p in parts):
+        return message
+    given = {p.function_response.id for p in parts if p.function_response is not None}
+    waiting = [
+        interrupt
+        for interrupt in pending_interrupts(events)
+        if interrupt.kind != "interrupted" and interrupt.id not in given
+    ]
+    matched = []
+    for part in parts:
+        response = part.function_response
+        if response is None or response.id:
+            matched.append(part)
+            continue
+        interrupt = next((i for i in waiting if i.name == response.name), None)
+        if interrupt is None:
+            matched.append(part)
+            continue
+        waiting.remove(interrupt)
+        matched.append(
+            part.model_copy(
+                update={"function_response": response.model_copy(update={"id": interrupt.id})}
+            )
+        )
+    return message.model_copy(update={"parts": matched})
+
+
 def check_answers(
     events: Sequence[Event],
     responses: list[types.FunctionResponse],
@@ -107,7 +140,10 @@ def check_answers(
     for response in responses:
         if not response.id:
             raise refuse(
-                str(response.name), "a FunctionResponse needs the id of the call it answers"
+                str(response.name),
+                f"it has no id, and no call of {response.name!r} is waiting for an answer (a "
+                "FunctionResponse without an id answers the oldest pending call of its name); "
+                "give the id of the call it answers",
             )
         wanted[response.id] = response
     found: dict[str, Interrupt] = {}

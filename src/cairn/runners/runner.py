@@ -37,7 +37,7 @@ from cairn.events.rewind import live_events
 from cairn.memory import InMemoryMemoryService
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.plugins.plugin_manager import PluginManager
-from cairn.runners._answers import check_answers, responses_in
+from cairn.runners._answers import check_answers, responses_in, with_matched_ids
 from cairn.runners._compaction import compact
 from cairn.runners._history_cache import HistoryCache
 from cairn.runners._rewind import rewind_event
@@ -50,6 +50,14 @@ from cairn.tools.base_tool import BaseToolset
 
 CLOSE_WAIT = 10.0
 """Seconds ``Runner.close`` gives cancelled invocations to end (release their leases)."""
+
+
+def _with_run_metadata(event: Event, run_config: RunConfig) -> Event:
+    """``event`` with ``run_config.custom_metadata`` under its own ``custom_metadata`` (the
+    event's keys win), as ADK stamps every event of the invocation."""
+    if run_config.custom_metadata:
+        event.custom_metadata = {**run_config.custom_metadata, **(event.custom_metadata or {})}
+    return event
 
 
 class Runner:
@@ -286,6 +294,9 @@ class Runner:
             if responses:
                 # Answers to calls of an earlier invocation resume that invocation; an answer
                 # to nothing pending is refused before anything is stored.
+                assert new_message is not None
+                new_message = with_matched_ids(session.events, new_message)
+                responses = responses_in(new_message)
                 answers = check_answers(
                     session.events,
                     responses,
@@ -460,11 +471,14 @@ class Runner:
             ctx.user_content = new_message
         if new_message is None and not state_delta:
             return None
-        return Event(
-            invocation_id=ctx.invocation_id,
-            author="user",
-            content=new_message,
-            actions=EventActions(state_delta=dict(state_delta or {})),
+        return _with_run_metadata(
+            Event(
+                invocation_id=ctx.invocation_id,
+                author="user",
+                content=new_message,
+                actions=EventActions(state_delta=dict(state_delta or {})),
+            ),
+            ctx.run_config,
         )
 
     async def _drive(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -490,6 +504,7 @@ class Runner:
             ctx.agent = target
 
     async def _commit(self, ctx: InvocationContext, event: Event) -> Event:
+        event = _with_run_metadata(event, ctx.run_config)
         replaced = await self.plugin_manager.run_on_event_callback(
             invocation_context=ctx, event=event
         )

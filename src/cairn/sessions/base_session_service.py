@@ -149,6 +149,14 @@ class BaseSessionService(abc.ABC):
         """
 
     @abc.abstractmethod
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        """The user's ``user:`` state in this app, shared by all of their sessions, with the
+        keys as stored: without the ``user:`` prefix. ``{}`` when there is none.
+
+        It reads no session, so it works before the user's first ``create_session``.
+        """
+
+    @abc.abstractmethod
     async def list_sessions_page(
         self,
         *,

@@ -264,6 +264,12 @@ class InMemorySessionService(BaseSessionService):
             stored = self._find(app_name, user_id, session_id)
             return None if stored is None else copy_json(stored.initial_state)
 
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        check_ids(app_name, user_id)
+        with self._lock:
+            found: dict[str, Any] = copy_json(self._user_state.get((app_name, user_id), {}))
+            return found
+
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
         # Everything that can fail happens before anything is changed.
         raw = encode_event(stored_form(event), self.max_event_bytes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import copy
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -82,15 +83,33 @@ class BaseTool(abc.ABC):
 class BaseToolset(abc.ABC):
     """A group of tools resolved when a request is built (e.g. an MCP server's tools).
 
-    ``tool_filter`` keeps only the named tools (or those a predicate accepts).
+    ``tool_filter`` keeps only the named tools (or those a predicate accepts);
+    ``tool_name_prefix`` renames each tool to ``<prefix>_<name>`` for the model (the
+    filter still names the tools as the toolset does), so that two toolsets with
+    tools of the same name can serve one agent.
     """
 
-    def __init__(self, *, tool_filter: list[str] | Any = None) -> None:
+    def __init__(
+        self, *, tool_filter: list[str] | Any = None, tool_name_prefix: str | None = None
+    ) -> None:
         self.tool_filter = tool_filter
+        self.tool_name_prefix = tool_name_prefix
 
     @abc.abstractmethod
     async def get_tools(self, readonly_context: Any = None) -> list[BaseTool]:
         """The tools available now."""
+
+    async def get_tools_with_prefix(self, readonly_context: Any = None) -> list[BaseTool]:
+        """The selected tools, named with ``tool_name_prefix`` if there is one (copies: the
+        toolset's own tools keep their names)."""
+        tools = [
+            tool
+            for tool in await self.get_tools(readonly_context)
+            if self._is_selected(tool, readonly_context)
+        ]
+        if not self.tool_name_prefix:
+            return tools
+        return [_renamed(tool, f"{self.tool_name_prefix}_{tool.name}") for tool in tools]
 
     def _is_selected(self, tool: BaseTool, readonly_context: Any = None) -> bool:
         if self.tool_filter is None:
@@ -101,6 +120,20 @@ class BaseToolset(abc.ABC):
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections (called when the owning Runner closes)."""
+
+
+def _renamed(tool: BaseTool, name: str) -> BaseTool:
+    """A shallow copy of ``tool`` called ``name``, declared to the model under that name."""
+    renamed = copy.copy(tool)
+    renamed.name = name
+    declare = tool.declaration
+
+    def declaration() -> types.FunctionDeclaration | None:
+        found = declare()
+        return None if found is None else found.model_copy(update={"name": name})
+
+    renamed.declaration = declaration  # type: ignore[method-assign]
+    return renamed
 
 
 def _keywords_for(func: Callable[..., Any], args: dict[str, Any], context: Any) -> dict[str, Any]:

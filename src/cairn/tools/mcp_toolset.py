@@ -399,6 +399,7 @@ class McpToolset(BaseToolset):
         connection_params: ConnectionParams = None,
         tool_filter: list[str] | Callable[[BaseTool, Any], bool] | None = None,
         *,
+        tool_name_prefix: str | None = None,
         errlog: TextIO = sys.stderr,
     ) -> None:
         if connection_params is None:
@@ -406,7 +407,7 @@ class McpToolset(BaseToolset):
                 "McpToolset needs connection_params: StdioServerParameters(command=..., "
                 "args=[...]), StdioConnectionParams(...) or StreamableHTTPConnectionParams(url=...)"
             )
-        super().__init__(tool_filter=tool_filter)
+        super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         mcp = _mcp_module()
         if isinstance(connection_params, mcp.StdioServerParameters):
             connection_params = StdioConnectionParams(server_params=connection_params)

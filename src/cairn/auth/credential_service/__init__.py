@@ -6,6 +6,9 @@ from cairn.auth.credential_service.base_credential_service import (
     CallbackContextLike,
 )
 from cairn.auth.credential_service.in_memory_credential_service import InMemoryCredentialService
+from cairn.auth.credential_service.session_state_credential_service import (
+    SessionStateCredentialService,
+)
 from cairn.auth.credential_service.session_store_credential_service import (
     SessionStoreCredentialService,
 )
@@ -15,6 +18,7 @@ __all__ = [
     "CallbackContextLike",
     "EncryptionKey",
     "InMemoryCredentialService",
+    "SessionStateCredentialService",
     "SessionStoreCredentialService",
     "new_encryption_key",
 ]

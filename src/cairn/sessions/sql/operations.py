@@ -366,6 +366,19 @@ def initial_state(connection: Connection, key: SessionKey) -> dict[str, Any] | N
     return None if found is None else dict(found)
 
 
+def user_state(connection: Connection, app_name: str, user_id: str) -> dict[str, Any]:
+    """The user's ``user:`` state, keyed without the prefix."""
+    rows = connection.execute(
+        select(state.c.key, state.c.value).where(
+            state.c.app_name == app_name,
+            state.c.scope == USER_SCOPE,
+            state.c.user_id == user_id,
+            state.c.session_id == "",
+        )
+    )
+    return {str(name): value for name, value in rows}
+
+
 def list_app_names(connection: Connection) -> list[str]:
     found = connection.execute(select(sessions.c.app_name).distinct().order_by(sessions.c.app_name))
     return [str(name) for name in found.scalars()]

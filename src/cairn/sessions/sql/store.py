@@ -150,6 +150,10 @@ class SqlSessionStore(BaseSessionService):
             ops.initial_state, (app_name, user_id, session_id), write=False
         )
 
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        check_ids(app_name, user_id)
+        return await self._transaction(ops.user_state, app_name, user_id, write=False)
+
     # -- paging ---------------------------------------------------------------------------------
     async def list_sessions_page(
         self,

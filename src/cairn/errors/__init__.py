@@ -7,9 +7,56 @@ enough to act on.
 
 from __future__ import annotations
 
+import enum
+
 
 class CairnError(Exception):
     """Base class of every error cairn raises on purpose."""
+
+    @property
+    def message(self) -> str:
+        """The error's text (ADK's errors carry it as ``message`` too)."""
+        return str(self.args[0]) if self.args else ""
+
+
+class NotFoundError(CairnError):
+    """Something that was asked for does not exist (ADK's ``NotFoundError``)."""
+
+    def __init__(self, message: str = "The requested item was not found.") -> None:
+        super().__init__(message)
+
+
+class InputValidationError(CairnError, ValueError):
+    """Input that fails validation (ADK's ``InputValidationError``; a ``ValueError``)."""
+
+    def __init__(self, message: str = "Invalid input.") -> None:
+        super().__init__(message)
+
+
+class ToolErrorType(enum.StrEnum):
+    """The semantic kind of a tool failure, as HTTP names it (OpenTelemetry's ``error.type``)."""
+
+    BAD_REQUEST = "BAD_REQUEST"
+    UNAUTHORIZED = "UNAUTHORIZED"
+    FORBIDDEN = "FORBIDDEN"
+    NOT_FOUND = "NOT_FOUND"
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
+    INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
+    BAD_GATEWAY = "BAD_GATEWAY"
+    SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
+    GATEWAY_TIMEOUT = "GATEWAY_TIMEOUT"
+
+
+class ToolExecutionError(CairnError):
+    """A tool's own failure, raised by tool code; ``error_type`` says what kind (a
+    ``ToolErrorType`` value or any string, e.g. ``"500"``). The tool call's result is an
+    error the model sees, as for any exception a tool raises."""
+
+    def __init__(self, message: str, error_type: ToolErrorType | str | None = None) -> None:
+        self.error_type: str | None = (
+            error_type.value if isinstance(error_type, ToolErrorType) else error_type
+        )
+        super().__init__(message)
 
 
 def _session_ref(app_name: str, user_id: str, session_id: str) -> str:
@@ -25,12 +72,35 @@ class _AboutSession:
         self.session_id = session_id
         return _session_ref(app_name, user_id, session_id)
 
+    def _own_message(
+        self, message: str | None, app_name: str, user_id: str, session_id: str
+    ) -> str | None:
+        """Record the session; return the caller's own (ADK-style) message, if it gave one
+        instead of cairn's text."""
+        self._name_session(app_name, user_id, session_id)
+        return message
 
-class SessionNotFoundError(_AboutSession, CairnError, ValueError):
-    """The named session does not exist (or was deleted)."""
 
-    def __init__(self, *, app_name: str, user_id: str, session_id: str, hint: str = "") -> None:
-        session = self._name_session(app_name, user_id, session_id)
+class SessionNotFoundError(_AboutSession, NotFoundError, ValueError):
+    """The named session does not exist (or was deleted).
+
+    Like ADK's, a ``ValueError``; ``SessionNotFoundError("text")`` as ADK code raises it works.
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        app_name: str = "",
+        user_id: str = "",
+        session_id: str = "",
+        hint: str = "",
+    ) -> None:
+        own = self._own_message(message, app_name, user_id, session_id)
+        if own is not None:
+            super().__init__(own)
+            return
+        session = _session_ref(app_name, user_id, session_id)
         fix = hint or (
             "Create it first with create_session(...), or pass auto_create_session=True "
             "to the Runner to create missing sessions on demand."
@@ -39,7 +109,10 @@ class SessionNotFoundError(_AboutSession, CairnError, ValueError):
 
 
 class AlreadyExistsError(CairnError):
-    """Something with this identity is already stored."""
+    """Something with this identity is already stored (ADK's ``AlreadyExistsError``)."""
+
+    def __init__(self, message: str = "The resource already exists.") -> None:
+        super().__init__(message)
 
 
 class SessionAlreadyExistsError(_AboutSession, AlreadyExistsError, ValueError):
@@ -72,20 +145,26 @@ class StaleSessionError(_AboutSession, CairnError, ValueError):
     """The caller's Session object is older than what is stored.
 
     Detected by the session's integer revision, never by comparing timestamps.
+    Like ADK's, a ``ValueError``; ``StaleSessionError("text")`` works as in ADK.
     """
 
     def __init__(
         self,
+        message: str | None = None,
         *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        held_revision: int,
-        stored_revision: int,
+        app_name: str = "",
+        user_id: str = "",
+        session_id: str = "",
+        held_revision: int = -1,
+        stored_revision: int = -1,
     ) -> None:
-        session = self._name_session(app_name, user_id, session_id)
         self.held_revision = held_revision
         self.stored_revision = stored_revision
+        own = self._own_message(message, app_name, user_id, session_id)
+        if own is not None:
+            super().__init__(own)
+            return
+        session = _session_ref(app_name, user_id, session_id)
         super().__init__(
             f"{session} was changed by another writer: "
             f"you hold revision {held_revision}, the store has revision {stored_revision}. "
@@ -134,12 +213,25 @@ class InvalidEventError(CairnError, ValueError):
         super().__init__(f"event {event_id!r} cannot be stored: {reason} Nothing was stored.")
 
 
-class InvocationNotFoundError(_AboutSession, CairnError, ValueError):
-    """``run_async(invocation_id=...)`` named an invocation the session does not have."""
+class InvocationNotFoundError(_AboutSession, NotFoundError, ValueError):
+    """``run_async(invocation_id=...)`` (or a rewind) named an invocation the session does
+    not have. Like ADK's, a ``NotFoundError`` and a ``ValueError``."""
 
-    def __init__(self, *, app_name: str, user_id: str, session_id: str, invocation_id: str) -> None:
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        app_name: str = "",
+        user_id: str = "",
+        session_id: str = "",
+        invocation_id: str = "",
+    ) -> None:
         self.invocation_id = invocation_id
-        session = self._name_session(app_name, user_id, session_id)
+        own = self._own_message(message, app_name, user_id, session_id)
+        if own is not None:
+            super().__init__(own)
+            return
+        session = _session_ref(app_name, user_id, session_id)
         super().__init__(
             f"invocation {invocation_id!r} is not part of "
             f"{session}. Pass the invocation_id of an "
@@ -147,7 +239,7 @@ class InvocationNotFoundError(_AboutSession, CairnError, ValueError):
         )
 
 
-class EventNotFoundError(_AboutSession, CairnError, ValueError):
+class EventNotFoundError(_AboutSession, NotFoundError, ValueError):
     """An event id that the named session does not have."""
 
     def __init__(self, *, app_name: str, user_id: str, session_id: str, event_id: str) -> None:

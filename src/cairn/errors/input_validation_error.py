@@ -1,0 +1,5 @@
+"""ADK's path for `InputValidationError`."""
+
+from cairn.errors import InputValidationError
+
+__all__ = ["InputValidationError"]

@@ -1,0 +1,5 @@
+"""ADK's path for `SessionNotFoundError`."""
+
+from cairn.errors import SessionNotFoundError
+
+__all__ = ["SessionNotFoundError"]
