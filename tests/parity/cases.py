@@ -65,11 +65,6 @@ DIFFERS: dict[str, str] = {
     "state_scopes": NO_TOOL_CONTEXT + "; with it served: the tool event cairn yields keeps "
     "temp:scratch in its state_delta, ADK's yielded event has no temp: key (stored events and "
     "state agree)",
-    "tool_callbacks": NO_TOOL_CONTEXT + "; with it served: ADK runs after_tool_callback on the "
-    "result a before_tool_callback returned (adds checked=True to the Atlantis answer), cairn "
-    "skips it",
-    "model_callbacks": NO_CALLBACK_CONTEXT + "; with it served: cairn runs after_model_callback "
-    "on the LlmResponse a before_model_callback returned (stored text upper-cased), ADK does not",
     "agent_tool": "cairn has no module cairn.tools.agent_tool; with it served: cairn stores the "
     "AgentTool's inner run in the session (a user event with the request and the translator's "
     "reply, branch translator@cairn-<uuid>) between the call and the response; ADK stores only "
@@ -109,10 +104,6 @@ DIFFERS: dict[str, str] = {
     "no set_model_response tool (ADK declares it before get_temperature), the scripted "
     "set_model_response call is an unknown tool, the forecaster's reply fails with "
     "OUTPUT_SCHEMA_MISMATCH and the announcer's {forecast} fails (NODE_FAILED)",
-    "confirmation_bool": "cairn writes no function-response event for the paused call (ADK "
-    "stores delete_file's {'error': 'This tool call requires confirmation, please approve or "
-    "reject.'} with skip_summarization and the requested_tool_confirmations on it); cairn puts "
-    "requested_tool_confirmations on the adk_request_confirmation call event",
     "confirmation_callable": "cairn calls the require_confirmation callable with the args dict "
     "as one positional argument (TypeError: '>' not supported between instances of 'dict' and "
     "'int'); ADK calls it with the tool's arguments as keywords",
@@ -125,8 +116,6 @@ DIFFERS: dict[str, str] = {
     "load_memory": "load_memory's answer: ADK {'result': {'memories': [...]}}, each memory's "
     "content without null fields and with custom_metadata; cairn {'memories': [...]} with every "
     "null Part field and customMetadata",
-    "preload_memory": "ADK sends the past conversations as a user content before the message; "
-    "cairn appends them to the system instruction",
     "transfer_to_child": "transfer_to_agent's function response: ADK {'result': None}, cairn "
     "{'transferred_to': 'billing'}",
     "transfer_back_to_parent": "transfer_to_agent's function response: ADK {'result': None}, "
