@@ -200,7 +200,8 @@ async def test_callbacks_short_circuit() -> None:
     )
     runner = await start(agent)
     cached = await turn(runner, said("cached please"))
-    assert cached[0].content.parts[0].text == "FROM CACHE" and llm.requests == []
+    # As ADK: a before_model_callback's reply is final (after_model_callback does not run).
+    assert cached[0].content.parts[0].text == "from cache" and llm.requests == []
     events = await turn(runner, said("weather"))
     assert events[1].get_function_responses()[0].response == {"stubbed": "Nowhere"}
     assert "last_city" not in (await stored(runner)).state  # the tool never ran
@@ -361,10 +362,42 @@ async def test_tool_callbacks_after_and_on_error() -> None:
     runner = await start(agent)
     events = await turn(runner, said("go"))
     responses = [r.response for r in events[1].get_function_responses()]
+    # As ADK: after_tool_callback sees the on_tool_error_callback's answer too.
     assert responses == [
-        {"recovered": "bad n"},
+        {"annotated": {"recovered": "bad n"}},
         {"annotated": {"city": "Oslo", "celsius": 23}},
     ]
+
+
+async def test_after_tool_callback_sees_what_a_before_tool_callback_answered() -> None:
+    def stub(tool: Any, args: dict[str, Any], tool_context: Any) -> dict[str, Any] | None:
+        return {"city": "Atlantis", "celsius": None} if args.get("city") == "Atlantis" else None
+
+    seen: list[Any] = []
+
+    def check(tool: Any, args: dict[str, Any], tool_context: Any, tool_response: Any) -> dict:
+        seen.append(tool_response)
+        return {**tool_response, "checked": True}
+
+    def explode(n: int) -> int:
+        raise ValueError("bad n")
+
+    llm = ScriptedLlm(script=[[Call("get_weather", city="Atlantis"), Call("explode", n=1)], "ok"])
+    agent = Agent(
+        name="cb",
+        model=llm,
+        tools=[get_weather, explode],
+        before_tool_callback=stub,
+        after_tool_callback=check,
+    )
+    runner = await start(agent)
+    events = await turn(runner, said("go"))
+    atlantis, failed = [r.response for r in events[1].get_function_responses()]
+    assert atlantis == {"city": "Atlantis", "celsius": None, "checked": True}
+    assert "last_city" not in (await stored(runner)).state  # the tool itself never ran
+    # A failure nothing handled is cairn's own answer: no after_tool_callback for it.
+    assert failed == {"error": "tool 'explode' failed: ValueError: bad n"}
+    assert seen == [{"city": "Atlantis", "celsius": None}]
 
 
 async def test_instructions_config_and_transfer_limits_reach_the_request() -> None:

@@ -18,6 +18,18 @@ async def test_tool_confirmation_approved(drive, tmp_path: Path) -> None:  # typ
     }
     assert "refund(amount=50)" in interrupt.message
     assert runs(tmp_path / "runs.txt") == {}  # nothing ran before the approval
+    # ADK's events: the call, the confirmation request, then the call's placeholder response
+    # (skip_summarization), which carries requested_tool_confirmations: not a result.
+    call, request, held = paused.events[-3:]
+    [made] = call.get_function_calls()
+    assert [c.name for c in request.get_function_calls()] == ["adk_request_confirmation"]
+    assert request.actions.requested_tool_confirmations == {}
+    [placeholder] = held.get_function_responses()
+    assert placeholder.id == made.id and placeholder.response == {
+        "error": "This tool call requires confirmation, please approve or reject."
+    }
+    assert set(held.actions.requested_tool_confirmations) == {made.id}
+    assert held.actions.skip_summarization is True
     done = await driver.step({"answer": [[interrupt.id, interrupt.name, {"confirmed": True}]]})
     assert done.error is None and done.pending == []
     assert done.text.startswith("results: ") and '"refunded": 50' in done.text
@@ -37,12 +49,19 @@ async def test_tool_confirmation_denied(drive, tmp_path: Path) -> None:  # type:
 
 async def test_a_tool_asks_for_confirmation_and_gets_a_payload(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     driver = drive("confirm_inside")
-    [interrupt] = (await driver.step({"say": "transfer"})).pending
+    paused = await driver.step({"say": "transfer"})
+    [interrupt] = paused.pending
+    [placeholder] = paused.events[-1].get_function_responses()
+    assert placeholder.response == {"status": "waiting for approval"}
+    assert set(paused.events[-1].actions.requested_tool_confirmations) == {placeholder.id}
     assert interrupt.kind == "confirmation" and interrupt.message == "Transfer 100?"
     assert interrupt.payload == {"amount": 100}
     answer = {"confirmed": True, "payload": {"amount": 80}}
     done = await driver.step({"answer": [[interrupt.id, interrupt.name, answer]]})
     assert '"transferred": 80' in done.text and runs(tmp_path / "runs.txt") == {"transfer": 1}
+    # As ADK, what the tool returned while it asked is its placeholder response; the model
+    # sees only the result it gave once approved.
+    assert "waiting for approval" not in done.text
 
 
 async def test_long_running_tool_answered_later(drive, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

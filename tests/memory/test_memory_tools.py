@@ -71,7 +71,7 @@ async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
             yield InMemorySessionService(), PostgresMemoryService(url)
 
 
-async def test_preload_memory_puts_the_cold_in_s2s_instructions(
+async def test_preload_memory_shows_the_cold_before_s2s_message(
     stores: Stores,
 ) -> None:
     sessions, memory = stores
@@ -99,12 +99,52 @@ async def test_preload_memory_puts_the_cold_in_s2s_instructions(
     s2_request = llm.requests[before]
     instructions = s2_request.system_instruction_text
     assert "Temperature unit: C" in instructions  # from user: state
-    assert "<PAST_CONVERSATIONS>" in instructions  # from memory
-    assert "I get cold easily" in instructions
+    assert "PAST_CONVERSATIONS" not in instructions
     assert "preload_memory" not in [d.name for d in s2_request.function_declarations]
-    # s2 did not get s1's messages in its contents: only memory carried them over.
-    assert "I get cold easily" not in str(s2_request.contents)
+    # As ADK: the memories come as a user content right before the user's message (s2 did
+    # not get s1's messages otherwise: only memory carried them over).
+    recalled, message = s2_request.contents
+    assert recalled.role == "user" and message.role == "user"
+    assert "<PAST_CONVERSATIONS>" in (recalled.parts or [])[0].text  # type: ignore[operator]
+    assert "I get cold easily" in (recalled.parts or [])[0].text  # type: ignore[operator]
+    assert (message.parts or [])[0].text == "How cold is Beijing today?"
+    # Only that model call gets them: the session stores no such event.
+    stored = await sessions.get_session(app_name="weather", user_id="alice", session_id="s2")
+    assert stored is not None
+    assert not any("PAST_CONVERSATIONS" in str(e.content) for e in stored.events)
     await memory.close()
+
+
+async def test_preloaded_memories_follow_a_function_response_in_a_tool_turn() -> None:
+    memory = InMemoryMemoryService()
+    await memory.add_events_to_memory(
+        app_name="weather",
+        user_id="alice",
+        events=[Event(author="user", content=said("I get cold easily"))],
+    )
+    llm = ScriptedLlm(script=[Call("set_temperature_unit", unit="C"), "Wear a coat."])
+    agent = Agent(name="weather_agent", model=llm, tools=[set_temperature_unit, preload_memory])
+    runner = Runner(
+        app_name="weather",
+        agent=agent,
+        session_service=InMemorySessionService(),
+        memory_service=memory,
+    )
+    await runner.session_service.create_session(app_name="weather", user_id="alice", session_id="s")
+
+    await run(runner, "s", "I get cold: what to wear?")
+
+    first, second = llm.requests
+    assert ["PAST_CONVERSATIONS" in str(c) for c in first.contents] == [True, False]
+    # Going on with its tool calls, the model gets them after the results, not before the
+    # message (the turn's history stays as it was).
+    assert ["PAST_CONVERSATIONS" in str(c) for c in second.contents] == [
+        False,
+        False,
+        False,
+        True,
+    ]
+    assert second.contents[2].parts[0].function_response is not None  # type: ignore[index]
 
 
 async def test_load_memory_returns_the_cold_to_the_model(
@@ -167,7 +207,7 @@ async def test_memories_of_other_users_are_not_preloaded() -> None:
 
     await run(runner, "s", "Is it cold?")
 
-    assert "PAST_CONVERSATIONS" not in llm.requests[0].system_instruction_text
+    assert "PAST_CONVERSATIONS" not in str(llm.requests[0])
 
 
 async def test_without_a_memory_service_the_error_says_how_to_add_one() -> None:

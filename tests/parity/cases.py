@@ -65,11 +65,6 @@ DIFFERS: dict[str, str] = {
     "state_scopes": NO_TOOL_CONTEXT + "; with it served: the tool event cairn yields keeps "
     "temp:scratch in its state_delta, ADK's yielded event has no temp: key (stored events and "
     "state agree)",
-    "tool_callbacks": NO_TOOL_CONTEXT + "; with it served: ADK runs after_tool_callback on the "
-    "result a before_tool_callback returned (adds checked=True to the Atlantis answer), cairn "
-    "skips it",
-    "model_callbacks": NO_CALLBACK_CONTEXT + "; with it served: cairn runs after_model_callback "
-    "on the LlmResponse a before_model_callback returned (stored text upper-cased), ADK does not",
     "agent_tool": "cairn has no module cairn.tools.agent_tool; with it served: cairn stores the "
     "AgentTool's inner run in the session (a user event with the request and the translator's "
     "reply, branch translator@cairn-<uuid>) between the call and the response; ADK stores only "
@@ -84,13 +79,6 @@ DIFFERS: dict[str, str] = {
     "include_contents='none' ADK shows the agent only the latest other agent's turn (the "
     "collector's), cairn shows the current user message and the collector's output as user "
     "texts; " + SUB_AGENT_TURNS + "transfer_to_agent is offered",
-    "confirmation_bool": "cairn writes no function-response event for the paused call (ADK "
-    "stores delete_file's {'error': 'This tool call requires confirmation, please approve or "
-    "reject.'} with skip_summarization and the requested_tool_confirmations on it); cairn puts "
-    "requested_tool_confirmations on the adk_request_confirmation call event",
-    "confirmation_callable": "cairn calls the require_confirmation callable with the args dict "
-    "as one positional argument (TypeError: '>' not supported between instances of 'dict' and "
-    "'int'); ADK calls it with the tool's arguments as keywords",
     "long_running_tool": "cairn takes the long-running tool's first return as the call's "
     "answer, so the client's later FunctionResponse for that id is refused "
     "(InterruptNotPendingError: it has been answered already); ADK stores it and calls the "
@@ -98,8 +86,6 @@ DIFFERS: dict[str, str] = {
     "load_memory": "load_memory's answer: ADK {'result': {'memories': [...]}}, each memory's "
     "content without null fields and with custom_metadata; cairn {'memories': [...]} with every "
     "null Part field and customMetadata",
-    "preload_memory": "ADK sends the past conversations as a user content before the message; "
-    "cairn appends them to the system instruction",
     "workflow_nested": "cairn gives the nested workflow's node events branch "
     "outer@1.transform@1 (ADK none), adds an output event for the nested workflow itself, and "
     + ENDS,

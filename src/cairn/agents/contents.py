@@ -11,7 +11,7 @@ from google.genai import types
 
 from cairn.events.event import Event
 from cairn.events.event_actions import EventCompaction
-from cairn.events.interrupts import PROTOCOL_FUNCTIONS
+from cairn.events.interrupts import PROTOCOL_FUNCTIONS, awaiting_confirmation
 
 
 def _in_branch(event_branch: str | None, branch: str | None) -> bool:
@@ -106,10 +106,17 @@ def _pick(
     content = event.content
     if content is None or not content.parts or event.partial:
         return None
-    if any(_is_protocol(part) for part in content.parts):
+    held = awaiting_confirmation(event)
+    if held or any(_is_protocol(part) for part in content.parts):
         # Interrupt calls (confirmation, credential, in doubt) and their answers are between
         # the runtime and the user; the model sees the original call and its final result.
-        kept = [part for part in content.parts if not _is_protocol(part)]
+        # A call waiting for a confirmation has a placeholder response: left out too.
+        kept = [
+            part
+            for part in content.parts
+            if not _is_protocol(part)
+            and not (part.function_response and part.function_response.id in held)
+        ]
         if not kept:
             return None
         content = content.model_copy(update={"parts": kept})

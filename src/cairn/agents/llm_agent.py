@@ -436,11 +436,18 @@ class LlmAgent(BaseAgent):
                     )
                     return
                 responses = [handled]
+        # As ADK: a reply a before_model_callback gave is final; after_model_callback edits
+        # only what the model (or an on_model_error_callback) answered.
+        from_callback = response is not None
         for model_response in responses:
-            replaced = await first_answer(
-                self.after_model_callback,
-                callback_context=callback_context,
-                llm_response=model_response,
+            replaced = (
+                None
+                if from_callback
+                else await first_answer(
+                    self.after_model_callback,
+                    callback_context=callback_context,
+                    llm_response=model_response,
+                )
             )
             event = self._event_from(ctx, replaced or model_response, callback_context.actions)
             callback_context = Context(ctx)

@@ -40,11 +40,13 @@ from cairn.auth import (
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions, ToolConfirmation
 from cairn.events.interrupts import (
+    AWAITING_CONFIRMATION,
     PROTOCOL_FUNCTIONS,
     REQUEST_CONFIRMATION_FUNCTION,
     REQUEST_CREDENTIAL_FUNCTION,
     RESOLVE_IN_DOUBT_FUNCTION,
     Interrupt,
+    awaiting_confirmation,
     describe,
     interrupt_calls,
     starts_invocation,
@@ -130,11 +132,20 @@ async def run_calls(
         for call in calls
         if results.get(call.id or "", _PENDING) is not _PENDING
     ]
+    by_id = {call.id: call for call in calls}
+    # As ADK, a call waiting for a confirmation has a placeholder response, marked by its id
+    # in the event's requested_tool_confirmations (``cairn.events.interrupts``): not a result.
+    asked_for = {
+        call_id: confirmation
+        for call_id, confirmation in actions.requested_tool_confirmations.items()
+        if call_id in by_id
+    }
+    actions.requested_tool_confirmations = asked_for
     pending = {call.id or "" for call in calls} - {
         p.function_response.id or "" for p in parts if p.function_response
     }
-    asked_for = dict(actions.requested_tool_confirmations)
-    actions.requested_tool_confirmations = {}
+    pending |= set(asked_for)
+    settled = any(p.function_response.id not in asked_for for p in parts if p.function_response)
     asked_auth = dict(actions.requested_auth_configs)
     actions.requested_auth_configs = {}
     events: list[Event] = []
@@ -149,7 +160,6 @@ async def run_calls(
             )
         )
     if asked_for:
-        by_id = {call.id: call for call in calls}
         request = _interrupt_event(
             agent,
             ctx,
@@ -157,11 +167,14 @@ async def run_calls(
             [
                 (by_id[call_id], {"toolConfirmation": _dump(confirmation)})
                 for call_id, confirmation in asked_for.items()
-                if call_id in by_id
             ],
         )
-        request.actions.requested_tool_confirmations = asked_for
-        events.append(request)
+        if settled:
+            # Results beside the pause: the model will summarize them once it resumes.
+            actions.skip_summarization = None
+            events.append(request)
+        else:
+            events.insert(0, request)
     if asked_auth:
         by_id = {call.id: call for call in calls}
         # What the user is shown, in the call and in ADK's field: no secret reaches the log.
@@ -245,44 +258,60 @@ async def _run_one(
             "error": f"there is no tool named {call.name!r}; available tools: "
             f"{', '.join(sorted(agent.tool_names()))}"
         }
-    confirmation = context.tool_confirmation
-    if confirmation is None and await tool.check_require_confirmation(args, context):
-        context.request_confirmation(
-            hint=f"Approve or reject the call {tool.name}({_render(args)}).",
-        )
-        return _PENDING
-    if confirmation is not None and not confirmation.confirmed:
-        return {"error": f"the user rejected this call of {tool.name!r}; it did not run"}
     answer = await first_answer(
         agent.before_tool_callback, tool=tool, args=args, tool_context=context
     )
-    if answer is not None:
-        return answer
-    try:
-        with telemetry.tool_span(context.invocation_context, tool.name, call.id):
-            result = await tool.run_async(args=args, tool_context=context)
-    except Exception as error:
-        handled = await first_answer(
-            agent.on_tool_error_callback, tool=tool, args=args, tool_context=context, error=error
-        )
-        if handled is not None:
-            return handled
-        logger.exception("tool %r of agent %r failed", tool.name, agent.name)
-        return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
-    if call.id in context.actions.requested_tool_confirmations:
-        return _PENDING  # the tool asked for a confirmation itself
-    if call.id in context.actions.requested_auth_configs:
-        return _PENDING  # the tool asked for a credential
-    if result is None and tool.is_long_running:
-        return _PENDING
+    if answer is None:
+        answer = await _gate(tool, args, context)
+    if answer is None:
+        try:
+            with telemetry.tool_span(context.invocation_context, tool.name, call.id):
+                answer = await tool.run_async(args=args, tool_context=context)
+        except Exception as error:
+            answer = await first_answer(
+                agent.on_tool_error_callback,
+                tool=tool,
+                args=args,
+                tool_context=context,
+                error=error,
+            )
+            if answer is None:
+                # cairn's own answer (ADK raises): no after_tool_callback, as for no tool.
+                logger.exception("tool %r of agent %r failed", tool.name, agent.name)
+                return {"error": f"tool {tool.name!r} failed: {type(error).__name__}: {error}"}
+        if call.id in context.actions.requested_auth_configs:
+            return _PENDING  # the tool asked for a credential
+        if answer is None and tool.is_long_running:
+            return _PENDING
+    # As ADK: after_tool_callback sees every result, a before_tool_callback's, an
+    # on_tool_error_callback's and a confirmation placeholder included.
     replaced = await first_answer(
         agent.after_tool_callback,
         tool=tool,
         args=args,
         tool_context=context,
-        tool_response=result,
+        tool_response=answer,
     )
-    return result if replaced is None else replaced
+    return answer if replaced is None else replaced
+
+
+async def _gate(tool: BaseTool, args: dict[str, Any], context: Context) -> Any:
+    """What a call of a tool that needs confirmation gets instead of running: a placeholder
+    while no confirmation is given (the request is recorded), a refusal once rejected; None:
+    it may run (it needs none, or it was approved)."""
+    if not await tool.check_require_confirmation(args, context):
+        return None
+    confirmation = context.tool_confirmation
+    if confirmation is None:
+        context.request_confirmation(
+            hint=f"Approve or reject the call {tool.name}({_render(args)}).",
+        )
+        # A pause, not a result for the model to summarize (the call stays pending).
+        context.actions.skip_summarization = True
+        return dict(AWAITING_CONFIRMATION)
+    if not confirmation.confirmed:
+        return {"error": "This tool call is rejected."}
+    return None
 
 
 # -- resuming ------------------------------------------------------------------------------
@@ -322,9 +351,12 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
             if starts_invocation(event):
                 break
             continue
+        held = awaiting_confirmation(event)
         for response in event.get_function_responses():
-            if response.id and response.id not in answers:
+            if response.id and response.id not in answers and response.id not in held:
                 answers[response.id] = response.response
+        if held and all(r.id in held for r in event.get_function_responses()):
+            continue  # placeholders of calls waiting for a confirmation: no result, no answer
         if event.author != agent_name:
             if starts_invocation(event):
                 break

@@ -10,6 +10,9 @@ Kinds, by the call's name:
 - anything else: a long-running tool's own call, answered with its result.
 
 An interrupt is pending until a ``FunctionResponse`` with its id is in the log.
+A call waiting for a confirmation has, as in ADK, a placeholder response
+(``AWAITING_CONFIRMATION``, or what a tool that asked itself returned) in an event
+whose ``requested_tool_confirmations`` names the call: that is not its result.
 This module only reads events; agents create interrupts, the Runner checks answers.
 """
 
@@ -34,6 +37,10 @@ PROTOCOL_FUNCTIONS = frozenset(
     {REQUEST_CONFIRMATION_FUNCTION, REQUEST_CREDENTIAL_FUNCTION, RESOLVE_IN_DOUBT_FUNCTION}
 )
 """Calls that ask about another call; a model never sees them or their answers."""
+
+AWAITING_CONFIRMATION = {"error": "This tool call requires confirmation, please approve or reject."}
+"""The response a call gets while it waits for a confirmation (ADK's words): a placeholder
+in the log, which neither answers the call nor reaches the model."""
 
 InterruptKind = Literal[
     "input", "confirmation", "credential", "in_doubt", "long_running", "interrupted"
@@ -146,6 +153,16 @@ def _call(value: Any) -> types.FunctionCall | None:
     if isinstance(value, dict):
         return types.FunctionCall.model_validate(value)
     return None
+
+
+def awaiting_confirmation(event: Event) -> set[str]:
+    """Ids of the calls whose responses in ``event`` are placeholders: the call waits for a
+    confirmation (its id is in the event's ``requested_tool_confirmations``), so it has no
+    result yet; its result comes in a later event, once the confirmation is answered."""
+    held = event.actions.requested_tool_confirmations
+    if not held:
+        return set()
+    return {r.id for r in event.get_function_responses() if r.id and r.id in held}
 
 
 def answered_ids(events: Iterable[Event], invocation_id: str | None = None) -> set[str]:

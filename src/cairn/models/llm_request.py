@@ -39,6 +39,19 @@ class LlmRequest(BaseModel):
                 f"holds a {type(current).__name__}"
             )
 
+    def insert_user_context(self, contents: list[types.Content]) -> None:
+        """Put request-scoped user contents (retrieved memories, say) where the current turn
+        starts: before the trailing run of user messages, or right after the last function
+        response when the model is going on with its tool calls (as ADK places them). They
+        are for this model call only; nothing is stored."""
+        index = len(self.contents)
+        while index > 0:
+            content = self.contents[index - 1]
+            if content.role != "user" or any(p.function_response for p in content.parts or []):
+                break
+            index -= 1
+        self.contents[index:index] = contents
+
     @property
     def system_instruction_text(self) -> str:
         """The system instruction as plain text ('' when there is none)."""

@@ -1,8 +1,10 @@
-"""``preload_memory``: memories relevant to the user's message, put in the instructions."""
+"""``preload_memory``: memories relevant to the user's message, shown before that message."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from google.genai import types
 
 from cairn.memory._text import content_text
 from cairn.memory.memory_entry import MemoryEntry
@@ -12,7 +14,7 @@ from cairn.tools.load_memory_tool import memory_service_of
 
 
 def past_conversations(memories: list[MemoryEntry]) -> str:
-    """The memories as an instruction paragraph, one ``time author: text`` line each."""
+    """The memories as a paragraph for the model, one ``time author: text`` line each."""
     lines = []
     for memory in memories:
         text = content_text(memory.content).strip()
@@ -29,18 +31,19 @@ def past_conversations(memories: list[MemoryEntry]) -> str:
 class PreloadMemoryTool(BaseTool):
     """Before each model call, searches memory for the user's message and adds what it finds.
 
-    The model never calls it (it has no declaration); the memories arrive in
-    the system instruction, between ``<PAST_CONVERSATIONS>`` tags.
+    The model never calls it (it has no declaration); as in ADK, the memories arrive as a
+    user content between ``<PAST_CONVERSATIONS>`` tags, placed just before the user's current
+    message (for that model call only: nothing is stored).
     """
 
     def __init__(self) -> None:
         super().__init__(
             name="preload_memory",
-            description="Adds memories relevant to the user's message to the instructions.",
+            description="Shows the model memories relevant to the user's message.",
         )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
-        raise RuntimeError("preload_memory is not called by the model; it only adds instructions")
+        raise RuntimeError("preload_memory is never called by the model; it adds to requests")
 
     async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
         query = content_text(tool_context.user_content)
@@ -51,7 +54,8 @@ class PreloadMemoryTool(BaseTool):
             app_name=session.app_name, user_id=session.user_id, query=query
         )
         if found.memories:
-            llm_request.append_instructions([past_conversations(found.memories)])
+            context = types.Part(text=past_conversations(found.memories))
+            llm_request.insert_user_context([types.Content(role="user", parts=[context])])
 
 
 preload_memory = PreloadMemoryTool()
