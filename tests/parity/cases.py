@@ -62,41 +62,53 @@ SUB_AGENT_TURNS = (
 ENDS = "marks node outputs end_of_agent=True and adds a final workflow output event"
 
 DIFFERS: dict[str, str] = {
-    "state_scopes": NO_TOOL_CONTEXT + "; with it served: the tool event cairn yields keeps "
-    "temp:scratch in its state_delta, ADK's yielded event has no temp: key (stored events and "
-    "state agree)",
-    "agent_tool": "cairn has no module cairn.tools.agent_tool; with it served: cairn stores the "
-    "AgentTool's inner run in the session (a user event with the request and the translator's "
-    "reply, branch translator@cairn-<uuid>) between the call and the response; ADK stores only "
-    "the function call and its response",
-    "parallel_branches": "cairn.agents has no ParallelAgent nor SequentialAgent; with them "
-    "served: "
-    + SUB_AGENT_TURNS
-    + "the merger sees one user text holding a JSON list of both outputs instead of each "
-    "researcher's turn, transfer_to_agent is offered, and end_of_agent output events are "
-    "stored (12 events, ADK 4)",
-    "include_contents_none": "cairn.agents has no SequentialAgent; with it served: with "
-    "include_contents='none' ADK shows the agent only the latest other agent's turn (the "
-    "collector's), cairn shows the current user message and the collector's output as user "
-    "texts; " + SUB_AGENT_TURNS + "transfer_to_agent is offered",
-    "long_running_tool": "cairn takes the long-running tool's first return as the call's "
-    "answer, so the client's later FunctionResponse for that id is refused "
-    "(InterruptNotPendingError: it has been answered already); ADK stores it and calls the "
-    "model again. cairn also casts amount=250 to 250.0 (the float annotation); ADK passes 250",
-    "load_memory": "load_memory's answer: ADK {'result': {'memories': [...]}}, each memory's "
-    "content without null fields and with custom_metadata; cairn {'memories': [...]} with every "
-    "null Part field and customMetadata",
-    "workflow_nested": "cairn gives the nested workflow's node events branch "
-    "outer@1.transform@1 (ADK none), adds an output event for the nested workflow itself, and "
-    + ENDS,
-    "workflow_request_input": "the adk_request_input call's args: ADK has response_schema: "
-    "null, cairn omits it; on resume cairn stores an output event for the answered node "
-    "(output 'approve') that ADK does not, and " + ENDS,
-    "static_instruction": "LlmAgent(static_instruction=types.Content(...)) is refused: "
-    "ValidationError, static_instruction Input should be a valid string",
-    "workflow_runner_node": "Runner(node=...) is refused: TypeError: Runner.__init__() got an "
-    "unexpected keyword argument 'node'",
-    "workflow_agent_node": "cairn stores a user event with the agent node's input on branch "
-    "quiz@1.answerer@1 (the model sees the user message and the node input), gives the agent's "
-    "reply that branch (ADK none), adds an output event for the agent node, and " + ENDS,
+    "state_scopes": (
+        "deliberate (docs/porting-from-adk.md): the event cairn yields to the in-process "
+        "caller keeps temp:scratch in its state_delta; ADK trims temp: keys off the event "
+        "itself (stored events and state agree)"
+    ),
+    "agent_tool": (
+        "cairn keeps the AgentTool's inner run in the session log (branch "
+        "translator@cairn-<uuid>: the request and the translator's reply) between the call "
+        "and its response, so a pause inside it can resume from the log; ADK runs it in a "
+        "throwaway session and stores only the call and the response"
+    ),
+    "parallel_branches": (
+        "the merger after a ParallelAgent: ADK shows it both branches' turns (3 contents), "
+        "cairn only the user message (an agent without a branch does not see the parallel "
+        "branches yet)"
+    ),
+    "include_contents_none": (
+        "with include_contents='none' ADK shows the agent the latest other agent's turn as a "
+        "'For context:' user content; cairn shows only the current user message"
+    ),
+    "long_running_tool": (
+        "after the long-running tool's first return (status pending), the client's later "
+        "FunctionResponse is taken as the final answer and the model is called once more on "
+        "ADK (3 model calls); cairn calls the model 2 times"
+    ),
+    "load_memory": (
+        "load_memory's memories: cairn's content parts carry every null Part field "
+        "(audio_metadata: null, ...), ADK's leave them out"
+    ),
+    "workflow_nested": (
+        "a nested workflow's node events: ADK authors them with the node's name (transform), "
+        "cairn with the enclosing workflow's (outer)"
+    ),
+    "workflow_request_input": (
+        "on resume cairn stores the answered node's output event (deliberate, docs/porting- "
+        "from-adk.md) before the next node's; ADK goes straight to send_reply"
+    ),
+    "static_instruction": (
+        "deliberate (docs/porting-from-adk.md): with a static_instruction, ADK moves the "
+        "agent's instruction into a user turn; cairn keeps both in the system instruction"
+    ),
+    "workflow_runner_node": (
+        "an LlmAgent node's model request: ADK shows only its node input ('Topic: a new "
+        "bridge opens'); cairn shows the user's message, then the node input"
+    ),
+    "workflow_agent_node": (
+        "an LlmAgent node's model request: ADK shows only its node input ('What colour is the "
+        "sky?'); cairn shows the user's message ('Q: ...'), then the node input"
+    ),
 }

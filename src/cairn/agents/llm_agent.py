@@ -311,8 +311,9 @@ class LlmAgent(BaseAgent):
             contents[at:at] = [content.model_copy(deep=True) for content in extra]
             request.contents = contents
         # Tools see the finished contents (and may add to them, as ADK's do).
+        tool_context = Context(ctx)
         for tool in tools:
-            await tool.process_llm_request(tool_context=readonly, llm_request=request)
+            await tool.process_llm_request(tool_context=tool_context, llm_request=request)
         return request
 
     # -- the loop -----------------------------------------------------------------------------
