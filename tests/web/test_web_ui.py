@@ -88,7 +88,8 @@ def test_a_tool_confirmation_is_answered_from_the_inbox(
     expect(page.locator("#inbox")).to_be_hidden()
     wait_idle(page)
     # The tool's user-scope write shows in its event's state diff.
-    page.locator('.event-row[data-kind="tool result"]').click()
+    # (the first tool result is the placeholder ADK writes while the call waits)
+    page.locator('.event-row[data-kind="tool result"]').last.click()
     diff = page.locator('#inspector tr[data-scope="user"][data-key="paid_total"]')
     expect(diff.locator(".after")).to_have_text("40")
     page.click("[data-tab=state]")

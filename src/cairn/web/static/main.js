@@ -429,7 +429,7 @@ function chatItems(event) {
   }
   if (event.errorMessage || event.errorCode) {
     out.push(mark(h("div", { class: "chip error" }, h("span", { class: "chip-icon" }, "!"), h("span", {}, event.errorCode || "error"), h("span", {}, event.errorMessage || ""))));
-  } else if (!text && actions.endOfAgent && event.output !== undefined && event.output !== null) {
+  } else if (!text && (actions.endOfAgent || (event.nodeInfo?.outputFor || []).length) && event.output !== undefined && event.output !== null) {
     const output = typeof event.output === "string" ? event.output : pretty(event.output);
     const node = event.nodeInfo?.path ? event.nodeInfo.path.split("/").pop() : event.author;
     out.push(mark(h("div", { class: "node-output" },

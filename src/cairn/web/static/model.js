@@ -83,7 +83,7 @@ export function eventKind(event) {
   if (ps.some((p) => p.functionCall)) return "tool call";
   if (ps.some((p) => p.functionResponse)) return event.author === "user" ? "answer" : "tool result";
   if (textOf(event)) return event.author === "user" ? "message" : "reply";
-  if (actions.endOfAgent && event.output !== undefined) return "node output";
+  if ((actions.endOfAgent || (event.nodeInfo?.outputFor || []).length) && event.output !== undefined) return "node output";
   if (actions.compaction) return "compaction";
   if (actions.transferToAgent) return "transfer";
   if (Object.keys(actions.stateDelta || {}).length || (actions.removedStateKeys || []).length) return "state";
