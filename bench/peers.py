@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import importlib.util
 import json
 import os
@@ -83,7 +84,18 @@ def last_line(output: str) -> str:
 
 
 def ensure_venv(peer: Peer, install: bool) -> Path:
-    """The peer's venv python, made and filled if needed; raises RuntimeError with a reason."""
+    """The peer's venv python, made and filled if needed; raises RuntimeError with a reason.
+
+    Several processes may ask at once (the test suite runs in parallel workers): the first
+    makes the venv while the others wait on a lock file, then find it made.
+    """
+    PEERS_DIR.mkdir(exist_ok=True)
+    with open(PEERS_DIR / f".{peer.key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _ensure_venv_locked(peer, install)
+
+
+def _ensure_venv_locked(peer: Peer, install: bool) -> Path:
     folder = PEERS_DIR / peer.key
     python = folder / "bin" / "python"
     marker = folder / ".bench-requirements.json"
@@ -92,7 +104,6 @@ def ensure_venv(peer: Peer, install: bool) -> Path:
     if not install:
         raise RuntimeError(f"no venv at {folder} (run without --no-install)")
     say(f"[{peer.key}] creating {folder} and installing {' '.join(peer.requirements)} ...")
-    PEERS_DIR.mkdir(exist_ok=True)
     base = getattr(sys, "_base_executable", sys.executable)
     steps = [
         [base, "-m", "venv", "--clear", str(folder)],

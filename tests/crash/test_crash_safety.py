@@ -132,9 +132,12 @@ def kill_writer(
     *,
     after_start: float | None = None,
     after_ready: float | None = None,
+    at_try: int | None = None,
 ) -> Run:
-    """Start a writer and SIGKILL it ``after_start`` seconds, or ``after_ready`` seconds
-    after it reported its session loaded. Returns everything it reported."""
+    """Start a writer and SIGKILL it ``after_start`` seconds after its start, ``after_ready``
+    seconds after it reported its session loaded, or (``at_try``) as soon as it reports
+    starting its ``at_try``-th append, wherever the machine's speed puts the others.
+    Returns everything it reported."""
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=writer.run, args=(plan, sender), daemon=True)
     messages: list[tuple[float, str]] = []
@@ -158,6 +161,20 @@ def kill_writer(
     try:
         if after_start is not None:
             receive(start + after_start)
+        elif at_try is not None:
+            deadline = start + PATIENCE
+            while sum(m.startswith("try") for _, m in messages) < at_try:
+                assert not closed and time.perf_counter() < deadline, (
+                    f"writer never started append {at_try} (exit code {process.exitcode}): "
+                    f"{messages}"
+                )
+                if receiver.poll(min(0.05, max(deadline - time.perf_counter(), 0))):
+                    try:
+                        messages.append(
+                            (time.perf_counter() - start, receiver.recv_bytes().decode())
+                        )
+                    except EOFError:
+                        closed = True
         else:
             assert after_ready is not None
             deadline = start + PATIENCE
@@ -548,12 +565,16 @@ async def test_sigkill_during_appends_loses_nothing_reported(
         plan = writer.Plan(backend.name, backend.target, cycle)
         # One kill in five lands while the writer starts and loads its session
         # (the first one always waits, to learn how long that takes).
-        early = cycle > 0 and rng.random() < 0.2
-        if early:
+        # Of the others, half land at a random time after it loaded, half the moment it
+        # reports starting an append (so, however fast the machine, kills hit appends).
+        draw = rng.random()
+        if cycle > 0 and draw < 0.2:
             estimate = sorted(ready_times)[len(ready_times) // 2]
             run = kill_writer(forkserver, plan, after_start=rng.uniform(0, 1.2 * estimate))
-        else:
+        elif draw < 0.6:
             run = kill_writer(forkserver, plan, after_ready=log_uniform(rng, 5e-5, 0.08))
+        else:
+            run = kill_writer(forkserver, plan, at_try=rng.randint(1, 4))
         if (ready := run.first("ready")) is not None:
             ready_times.append(ready[0])
             assert int(ready[1].split()[1]) == revision, f"cycle {cycle}: writer saw {ready[1]}"
