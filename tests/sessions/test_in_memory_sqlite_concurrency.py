@@ -30,3 +30,11 @@ async def test_concurrent_first_calls_and_appends_do_not_collide() -> None:
         assert "modified in storage" in str(errors[0])
         stored = await service.get_session(app_name="app0", user_id="u", session_id=session.id)
         assert stored is not None and len(stored.events) == 1
+
+
+async def test_prepare_tables_creates_the_schema_up_front() -> None:
+    async with DatabaseSessionService("sqlite+aiosqlite:///:memory:") as service:
+        await service.prepare_tables()
+        await service.prepare_tables()  # a no-op once done
+        made = await service.create_session(app_name="a", user_id="u", session_id="s")
+        assert made.id == "s"

@@ -174,6 +174,11 @@ class DatabaseSessionService(SqlSessionStore):
         self._migrated = True
         return report
 
+    async def prepare_tables(self) -> None:
+        """ADK's name for ``migrate()``: create or upgrade the schema now, not on first use."""
+        if not self._migrated:
+            await self.migrate()
+
     @property
     def _sqlite_file(self) -> Path | None:
         """The file of a SQLite store (None for other databases and in-memory SQLite)."""
