@@ -350,3 +350,12 @@ def test_copy_json_is_a_deep_copy() -> None:
     assert original == {"a": [1, {"b": [2, 3]}], "c": {"d": "e"}}
     assert copy["a"] is not original["a"]
     assert copy["a"][1] is not original["a"][1]
+
+
+def test_isolation_scope_is_kept_and_stored_in_camel_case() -> None:
+    from cairn.events import Event as _Event
+
+    assert _Event().isolation_scope is None and "isolationScope" not in _Event().to_dict()
+    scoped = _Event(isolation_scope="task:fc-1")
+    assert scoped.to_dict()["isolationScope"] == "task:fc-1"
+    assert _Event.model_validate_json(scoped.to_json()).isolation_scope == "task:fc-1"

@@ -77,3 +77,46 @@ def test_reading_without_editing_records_nothing() -> None:
     state = State({"items": [1], "cfg": {"a": 1}}, delta)
     _ = state["items"], state["cfg"], state.to_dict()
     assert not state.has_delta() and delta == {}
+
+
+def test_deleting_a_key_hides_it_and_records_the_deletion() -> None:
+    value = {"a": 1, "b": 2}
+    delta: dict[str, object] = {}
+    state = State(value, delta)
+    del state["a"]
+    assert "a" not in state and state.get("a") is None and state.to_dict() == {"b": 2}
+    assert value == {"b": 2} and delta == {"a": None}  # None: ADK's tombstone in the delta
+    assert state.removed_keys() == {"a"} and state.has_delta() and len(state) == 1
+    state["a"] = 3  # set again: no longer deleted
+    assert state["a"] == 3 and state.removed_keys() == set()
+
+
+def test_deleting_a_missing_key_raises_key_error_and_changes_nothing() -> None:
+    state = State({}, {})
+    try:
+        del state["nope"]
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("del of a missing key must raise KeyError")
+    assert not state.has_delta()
+
+
+def test_pop_returns_the_value_or_the_default() -> None:
+    state = State({"a": [1]}, {})
+    assert state.pop("a") == [1] and "a" not in state
+    assert state.pop("a", "gone") == "gone"
+    try:
+        state.pop("a")
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("pop of a missing key without a default must raise KeyError")
+
+
+def test_a_discarded_deletion_gives_the_key_back() -> None:
+    value = {"a": 1}
+    state = State(value, {})
+    del state["a"]
+    state.discard()
+    assert value == {"a": 1} and state["a"] == 1

@@ -68,9 +68,23 @@ class Context:
 
     @property
     def actions(self) -> EventActions:
-        """The actions this step has recorded so far (in-place state edits included)."""
+        """The actions this step has recorded so far (in-place edits and deletions included).
+
+        A key deleted through ``state`` (``del``/``pop``) leaves ``state_delta`` for
+        ``removed_state_keys``, which is how an event commits a deletion.
+        """
         self._state.flush_in_place_edits()
-        return self._event_actions
+        actions = self._event_actions
+        removed = self._state.removed_keys()
+        if removed or actions.removed_state_keys:
+            delta = actions.state_delta
+            for key in removed:
+                if key in delta and delta[key] is None:
+                    del delta[key]
+            earlier = [key for key in actions.removed_state_keys or () if key not in delta]
+            added = sorted(key for key in removed if key not in earlier)
+            actions.removed_state_keys = [*earlier, *added] or None
+        return actions
 
     @property
     def session(self) -> Session:

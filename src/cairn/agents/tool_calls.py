@@ -561,6 +561,13 @@ def _render(args: dict[str, Any]) -> str:
 
 def _merge_actions(into: EventActions, other: EventActions) -> None:
     into.state_delta.update(other.state_delta)
+    if into.removed_state_keys or other.removed_state_keys:
+        removed = [k for k in into.removed_state_keys or () if k not in other.state_delta]
+        for key in other.removed_state_keys or ():
+            into.state_delta.pop(key, None)
+            if key not in removed:
+                removed.append(key)
+        into.removed_state_keys = removed or None
     into.artifact_delta.update(other.artifact_delta)
     into.requested_auth_configs.update(other.requested_auth_configs)
     into.requested_tool_confirmations.update(other.requested_tool_confirmations)

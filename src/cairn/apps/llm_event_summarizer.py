@@ -29,42 +29,57 @@ class BaseEventsSummarizer(abc.ABC):
         """A ``user``-authored event whose ``actions.compaction`` covers ``events``."""
 
 
+_PLACEHOLDERS = ("{conversation}", "{conversation_history}")  # cairn's, ADK's
+
+
 class LlmEventSummarizer(BaseEventsSummarizer):
     """Asks ``llm`` for a summary of the events, using ``prompt_template``
-    (``{conversation}`` is replaced by the events as text)."""
+    (``{conversation}``, or ADK's ``{conversation_history}``, is replaced by the
+    events as text). The summary event carries the model call's ``usage_metadata``."""
 
     def __init__(self, llm: BaseLlm, prompt_template: str | None = None) -> None:
         self.llm = llm
         self.prompt_template = prompt_template or DEFAULT_PROMPT
-        if "{conversation}" not in self.prompt_template:
+        found = [p for p in _PLACEHOLDERS if p in self.prompt_template]
+        if not found:
             raise ValueError(
-                "prompt_template must contain {conversation}, where the events are inserted"
+                "prompt_template must contain {conversation} (or {conversation_history}), "
+                "where the events are inserted"
             )
+        self._placeholder = found[0]
 
     async def maybe_summarize_events(self, *, events: Sequence[Event]) -> Event | None:
         if not events:
             return None
         conversation = "\n".join(line for event in events for line in as_lines(event))
-        prompt = self.prompt_template.replace("{conversation}", conversation)
+        prompt = self.prompt_template.replace(self._placeholder, conversation)
         request = LlmRequest(
             model=self.llm.model,
             contents=[types.Content(role="user", parts=[types.Part(text=prompt)])],
         )
         text = ""
-        async for response in self.llm.generate_content_async(request, False):
-            if response.partial or response.content is None:
+        usage: types.GenerateContentResponseUsageMetadata | None = None
+        async for response in self.llm.generate_content_async(request, stream=False):
+            if response.partial is True or response.content is None:
                 continue
             text = "".join(p.text or "" for p in response.content.parts or [] if not p.thought)
+            usage = response.usage_metadata or usage
         if not text:
             return None
-        return compaction_event(events, text)
+        return compaction_event(events, text, usage_metadata=usage)
 
 
-def compaction_event(events: Sequence[Event], summary: str) -> Event:
+def compaction_event(
+    events: Sequence[Event],
+    summary: str,
+    *,
+    usage_metadata: types.GenerateContentResponseUsageMetadata | None = None,
+) -> Event:
     """The event recording that ``summary`` stands for ``events`` in prompts."""
     return Event(
         author="user",
         invocation_id=events[-1].invocation_id,
+        usage_metadata=usage_metadata,
         actions=EventActions(
             compaction=EventCompaction(
                 start_timestamp=events[0].timestamp,

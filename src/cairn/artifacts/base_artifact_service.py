@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Mapping
 from typing import Any
 
 from google.genai import types
@@ -39,8 +40,19 @@ def check_filename(filename: str) -> None:
         raise InvalidArtifactNameError(filename, "'user:' must be followed by a name")
 
 
-def encode_part(filename: str, artifact: types.Part) -> tuple[str, str | None, bytes]:
+def ensure_part(artifact: types.Part | Mapping[str, Any]) -> types.Part:
+    """The artifact as a ``types.Part``: a dict in ``Part``'s shape (e.g. decoded JSON) is
+    validated into one, a ``Part`` is returned as it is."""
+    if isinstance(artifact, types.Part):
+        return artifact
+    return types.Part.model_validate(dict(artifact))
+
+
+def encode_part(
+    filename: str, artifact: types.Part | Mapping[str, Any]
+) -> tuple[str, str | None, bytes]:
     """``(kind, mime_type, data)`` of an artifact: kind 'inline' (bytes) or 'text' (UTF-8)."""
+    artifact = ensure_part(artifact)
     if artifact.inline_data is not None:
         blob = artifact.inline_data
         return "inline", blob.mime_type, bytes(blob.data or b"")

@@ -73,6 +73,12 @@ def _fsync_directory(directory: Path) -> None:
         os.close(descriptor)
 
 
+class FileArtifactVersion(ArtifactVersion):
+    """A version of a file-backed artifact: also the filename it was saved under."""
+
+    file_name: str
+
+
 class FileArtifactService(BaseArtifactService):
     """Artifacts under ``root``: ``<app>/<user>/user/<name>/<version>/`` for user-scoped ones
     and ``<app>/<user>/sessions/<session>/<name>/<version>/`` for the others.
@@ -201,12 +207,13 @@ class FileArtifactService(BaseArtifactService):
             found += [e.name for e in _subdirectories(sessions) if self._complete_versions(e)]
         return sorted(found)
 
-    def _versions(self, directory: Path) -> list[ArtifactVersion]:
-        result = []
+    def _versions(self, directory: Path, filename: str) -> list[ArtifactVersion]:
+        result: list[ArtifactVersion] = []
         for version in self._complete_versions(directory):
             meta = self._read_meta(directory, version)
             result.append(
-                ArtifactVersion(
+                FileArtifactVersion(
+                    file_name=filename,
                     version=version,
                     canonical_uri=(directory / str(version) / _DATA).as_uri(),
                     custom_metadata=meta["custom_metadata"],
@@ -256,7 +263,7 @@ class FileArtifactService(BaseArtifactService):
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[ArtifactVersion]:
         directory = self._directory(app_name, user_id, session_id, filename)
-        return await asyncio.to_thread(self._versions, directory)
+        return await asyncio.to_thread(self._versions, directory, filename)
 
 
 def _subdirectories(directory: Path) -> list[Path]:

@@ -166,7 +166,7 @@ class StaleSessionError(_AboutSession, CairnError, ValueError):
             return
         session = _session_ref(app_name, user_id, session_id)
         super().__init__(
-            f"{session} was changed by another writer: "
+            f"{session} was modified in storage by another writer: "
             f"you hold revision {held_revision}, the store has revision {stored_revision}. "
             "Nothing was stored. Reload it with get_session(...) and decide again."
         )

@@ -75,6 +75,9 @@ class Event(LlmResponseFields):
     output: Any = None
     node_info: NodeInfo = Field(default_factory=NodeInfo)
     long_running_tool_ids: set[str] | None = None
+    isolation_scope: str | None = None
+    """ADK's label for the scope an event belongs to (e.g. ``"task:<call id>"``): kept and
+    stored as given; cairn does not read it."""
 
     if TYPE_CHECKING:  # the convenience keywords, for type checkers
 

@@ -20,14 +20,23 @@ def is_rewind(event: Event) -> bool:
     return event.actions.rewind_before_invocation_id is not None
 
 
-def replay_rewinds(events: Sequence[Event]) -> tuple[list[Event], set[str]]:
-    """(the events still in effect, rewind events included; the ids of the events taken back)."""
+def replay_rewinds(
+    events: Sequence[Event], *, whole_log: bool = False
+) -> tuple[list[Event], set[str]]:
+    """(the events still in effect, rewind events included; the ids of the events taken back).
+
+    In a window (``whole_log`` false) a rewind to an invocation the window does not show
+    takes back everything before it (that invocation started earlier); in a whole log,
+    such a rewind names no invocation of it and takes nothing back.
+    """
     in_effect: list[Event] = []
     taken: set[str] = set()
     for event in events:
         target = event.actions.rewind_before_invocation_id
         if target is not None:
             start = next((i for i, e in enumerate(in_effect) if e.invocation_id == target), None)
+            if start is None and whole_log:
+                start = len(in_effect)
             # An invocation that started before this window: everything before the rewind goes.
             gone = in_effect[0 if start is None else start :]
             taken.update(e.id for e in gone)
@@ -36,15 +45,16 @@ def replay_rewinds(events: Sequence[Event]) -> tuple[list[Event], set[str]]:
     return in_effect, taken
 
 
-def live_events(events: Sequence[Event]) -> list[Event]:
+def live_events(events: Sequence[Event], *, whole_log: bool = False) -> list[Event]:
     """The events no rewind took back, in log order (rewind events themselves excluded).
 
     ``events`` must be the log from its start, or a window whose first event is
-    not inside a rewound invocation that also has events before the window.
+    not inside a rewound invocation that also has events before the window
+    (``whole_log``: see ``replay_rewinds``).
     """
     if not any(is_rewind(event) for event in events):
         return list(events)
-    in_effect, _ = replay_rewinds(events)
+    in_effect, _ = replay_rewinds(events, whole_log=whole_log)
     return [event for event in in_effect if not is_rewind(event)]
 
 

@@ -7,6 +7,7 @@ import datetime
 import json
 import re
 import time
+import unicodedata
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -16,12 +17,32 @@ from google.genai import types
 from cairn.events.event import Event
 from cairn.memory.memory_entry import MemoryEntry
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_UNSPACED = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1780-\u17ff"  # Khmer
+)
+_WORD = re.compile(rf"[{_UNSPACED}]+|(?:(?![{_UNSPACED}])\w)+", re.UNICODE)
+_UNSPACED_RUN = re.compile(rf"[{_UNSPACED}]+")
 
 
 def words(text: str) -> list[str]:
-    """The lower-cased words of ``text`` in order, duplicates removed (no punctuation)."""
+    """The lower-cased words of ``text`` in order, duplicates removed (no punctuation).
+
+    Text is NFC-normalized first (a decomposed "Café" is the same word). A run of a
+    script written without spaces (Chinese, Japanese, Thai, ...) is one word of its
+    own, apart from the letters and digits around it: in "私はPythonで", "python" is
+    a word. ``is_unspaced`` tells such runs apart; stores may match them as substrings.
+    """
+    text = unicodedata.normalize("NFC", text)
     return list(dict.fromkeys(match.group().lower() for match in _WORD.finditer(text)))
+
+
+def is_unspaced(word: str) -> bool:
+    """Whether ``word`` (from ``words``) is a run of a script written without spaces."""
+    return _UNSPACED_RUN.fullmatch(word) is not None
 
 
 def content_text(content: types.Content | None) -> str:

@@ -433,6 +433,60 @@ class Runner:
             )
             return await self.session_service.append_event(session, event)
 
+    async def edit_message_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        invocation_id: str,
+        new_message: types.Content,
+        state_delta: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
+    ) -> AsyncGenerator[Event, None]:
+        """Replace the user message of an earlier turn and run again from there.
+
+        The session is rewound to just before ``invocation_id`` (see
+        ``rewind_async``: its events and every later one stop counting), then
+        ``new_message`` runs as a new invocation, whose events are yielded.
+        Raises ``ValueError`` when that invocation has no user message still in
+        effect (an unknown, rewound or agent-only invocation).
+        """
+        session = await self.session_service.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        if session is None:
+            raise SessionNotFoundError(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+        if not any(
+            event.invocation_id == invocation_id
+            and event.author == "user"
+            and event.content is not None
+            for event in live_events(session.events)
+        ):
+            raise ValueError(
+                f"No user message found for invocation {invocation_id!r} in session "
+                f"{session_id!r}: pass the invocation_id of a user turn still in effect "
+                "(e.g. a user event's invocation_id from get_session(...).events)."
+            )
+        await self.rewind_async(
+            user_id=user_id,
+            session_id=session_id,
+            rewind_before_invocation_id=invocation_id,
+            run_config=run_config,
+        )
+        async with contextlib.aclosing(
+            self.run_async(
+                user_id=user_id,
+                session_id=session_id,
+                new_message=new_message,
+                state_delta=state_delta,
+                run_config=run_config,
+            )
+        ) as events:
+            async for event in events:
+                yield event
+
     async def list_pending_interrupts(self, *, user_id: str, session_id: str) -> list[Interrupt]:
         """The session's interrupts that wait for an answer, oldest first.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, NamedTuple, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
 
 from cairn.errors import StoreDamagedError, StoreUnavailableError
 from cairn.events.event import Event
@@ -49,6 +51,13 @@ class _Engines(NamedTuple):
     """Repeatable-read snapshots (SQLite: a deferred transaction)."""
     direct: DirectConnections | None
     """PostgreSQL via asyncpg: the hot path's connections."""
+    one_at_a_time: asyncio.Lock | None
+    """A pool of one shared connection (in-memory SQLite): its transactions take turns."""
+
+
+def _turn(lock: asyncio.Lock | None) -> contextlib.AbstractAsyncContextManager[Any]:
+    """Hold ``lock`` (a shared connection's turn), or nothing when there is none."""
+    return lock if lock is not None else contextlib.nullcontext()
 
 
 class DatabaseSessionService(SqlSessionStore):
@@ -122,7 +131,8 @@ class DatabaseSessionService(SqlSessionStore):
         if engine.dialect.driver == "asyncpg":
             ping = bool(self._engine_kwargs.get("pool_pre_ping"))
             direct = DirectConnections(engine, ping_every_use=ping)
-        found = _Engines(engine, reader, direct)
+        shared = asyncio.Lock() if isinstance(engine.pool, StaticPool) else None
+        found = _Engines(engine, reader, direct, shared)
         self._engines[loop] = found
         return found
 
@@ -141,14 +151,15 @@ class DatabaseSessionService(SqlSessionStore):
         Safe to run from many processes at once: a database lock makes the
         others wait, then find the schema current.
         """
-        engine = self._engines_here().writer
+        engines = self._engines_here()
+        engine = engines.writer
         if engine.dialect.name == "sqlite":
             engine = engine.execution_options(cairn_begin="BEGIN EXCLUSIVE")
             if self._sqlite_file is not None:
                 await asyncio.to_thread(prepare_sqlite_file, self._sqlite_file)
 
         async def upgrade() -> MigrationReport:
-            async with engine.begin() as connection:
+            async with _turn(engines.one_at_a_time), engine.begin() as connection:
                 return await connection.run_sync(upgrade_schema)
 
         try:
@@ -162,6 +173,11 @@ class DatabaseSessionService(SqlSessionStore):
             raise
         self._migrated = True
         return report
+
+    async def prepare_tables(self) -> None:
+        """ADK's name for ``migrate()``: create or upgrade the schema now, not on first use."""
+        if not self._migrated:
+            await self.migrate()
 
     @property
     def _sqlite_file(self) -> Path | None:
@@ -220,7 +236,7 @@ class DatabaseSessionService(SqlSessionStore):
         engine = engines.writer if write else engines.reader
         for attempt in range(_RETRIES):
             try:
-                async with engine.connect() as connection:
+                async with _turn(engines.one_at_a_time), engine.connect() as connection:
                     # Begin, work and commit in one trip into synchronous code.
                     return await connection.run_sync(_in_transaction, operation, args)
             except Exception as exc:

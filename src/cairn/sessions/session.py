@@ -8,6 +8,7 @@ from pydantic import Field, PrivateAttr
 
 from cairn.events._base import CamelModel
 from cairn.events.event import Event
+from cairn.events.rewind import live_events
 from cairn.sessions.lease import SessionLease
 
 
@@ -29,3 +30,17 @@ class Session(CamelModel):
     revision: int = 0
 
     _lease: SessionLease | None = PrivateAttr(default=None)
+
+    def get_events(self) -> list[Event]:
+        """The session's events as read (the ``events`` list itself)."""
+        return self.events
+
+    def filter_events(self, *, exclude_rewound: bool = True) -> list[Event]:
+        """The events still in effect: without those a rewind took back, nor rewind events.
+
+        With ``exclude_rewound=False``, the ``events`` list itself. A rewind naming an
+        invocation these events do not hold takes nothing back but itself.
+        """
+        if not exclude_rewound:
+            return self.events
+        return live_events(self.events, whole_log=True)

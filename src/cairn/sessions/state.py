@@ -24,6 +24,10 @@ class State:
     are kept on a private copy and recorded into ``delta`` (and ``value``) by ``has_delta()`` /
     ``flush_in_place_edits()``, so they are not lost.
 
+    ``del state[key]`` / ``state.pop(key)`` delete a key: it is gone from the view and from
+    ``value`` at once, ``delta`` holds ``None`` for it (ADK's tombstone) and ``removed_keys()``
+    names it, so the owner of ``delta`` can commit the deletion (``removed_state_keys``).
+
     Key prefixes choose the scope: ``app:`` (whole app), ``user:`` (all of one
     user's sessions), ``temp:`` (this invocation only, never stored), none (this session).
     """
@@ -38,8 +42,12 @@ class State:
         self._read_copies: dict[str, tuple[Any, Any]] = {}
         self._replaced: dict[str, Any] = {}
         """The value each key written had in ``value`` before (``_ABSENT``: none)."""
+        self._removed: set[str] = set()
+        """Keys deleted since and not set again: absent from the view."""
 
     def __getitem__(self, key: str) -> Any:
+        if key in self._removed:
+            raise KeyError(key)
         if key in self._delta:
             return self._delta[key]
         if key in self._read_copies:
@@ -53,7 +61,32 @@ class State:
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._read_copies.pop(key, None)
+        self._removed.discard(key)
         self._write(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        if key not in self:
+            raise KeyError(key)
+        self._read_copies.pop(key, None)
+        if key not in self._replaced:
+            self._replaced[key] = self._value.get(key, _ABSENT)
+        self._value.pop(key, None)
+        self._delta[key] = None
+        self._removed.add(key)
+
+    def pop(self, key: str, default: Any = _ABSENT) -> Any:
+        """Delete ``key`` and return its value; ``default`` (else ``KeyError``) if it is not set."""
+        if key not in self:
+            if default is _ABSENT:
+                raise KeyError(key)
+            return default
+        value = self[key]
+        del self[key]
+        return value
+
+    def removed_keys(self) -> set[str]:
+        """The keys deleted (and not set again) since the last ``discard()``."""
+        return set(self._removed)
 
     def _write(self, key: str, value: Any) -> None:
         if key not in self._replaced:
@@ -62,13 +95,15 @@ class State:
         self._value[key] = value
 
     def __contains__(self, key: object) -> bool:
+        if key in self._removed:
+            return False
         return key in self._delta or key in self._value
 
     def __iter__(self) -> Iterator[str]:
         yield from self.to_dict()
 
     def __len__(self) -> int:
-        return len(self._value.keys() | self._delta.keys())
+        return len((self._value.keys() | self._delta.keys()) - self._removed)
 
     def __repr__(self) -> str:
         return f"State({self.to_dict()!r})"
@@ -101,23 +136,29 @@ class State:
         """Forget the pending writes: ``value`` gets back what it had for each key written
         (unless something else wrote the key since), and ``delta`` is emptied."""
         for key, before in self._replaced.items():
-            if key in self._delta and self._value.get(key, _ABSENT) is self._delta[key]:
+            if key in self._removed and key not in self._value:
+                if before is not _ABSENT:
+                    self._value[key] = before
+            elif key in self._delta and self._value.get(key, _ABSENT) is self._delta[key]:
                 if before is _ABSENT:
                     self._value.pop(key, None)
                 else:
                     self._value[key] = before
         self._replaced.clear()
         self._read_copies.clear()
+        self._removed.clear()
         self._delta.clear()
 
     def has_delta(self) -> bool:
-        """True if anything was written (including in-place edits of values read earlier)."""
+        """True if anything was written or deleted (in-place edits of values read included)."""
         self.flush_in_place_edits()
-        return bool(self._delta)
+        return bool(self._delta) or bool(self._removed)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict of the current view (stored value overlaid by pending writes)."""
         self.flush_in_place_edits()
         result = dict(self._value)
         result.update(self._delta)
+        for key in self._removed:
+            result.pop(key, None)
         return result
