@@ -257,6 +257,10 @@ class LlmAgent(BaseAgent):
                 try:
                     listed = await entry.get_tools_with_prefix(ctx)
                 except Exception as error:
+                    fallback = await entry.fallback_tools(error, ctx)
+                    if fallback:  # the toolset's own answer to the failure
+                        tools.extend(fallback)
+                        continue
                     # As in ADK, the agent runs on without them; its model is told why.
                     logger.exception(
                         "agent %r runs without the tools of %s, which failed to load",
@@ -343,6 +347,9 @@ class LlmAgent(BaseAgent):
             request.contents = contents
         # Tools see the finished contents (and may add to them, as ADK's do).
         tool_context = Context(ctx)
+        for entry in self.tools:  # as ADK: each toolset before the tools
+            if isinstance(entry, BaseToolset):
+                await entry.process_llm_request(tool_context=tool_context, llm_request=request)
         for tool in tools:
             await tool.process_llm_request(tool_context=tool_context, llm_request=request)
         return request
