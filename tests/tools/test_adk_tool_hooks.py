@@ -105,3 +105,25 @@ async def test_a_tool_without_run_async_says_so() -> None:
         assert "bare" in str(error)
     else:
         raise AssertionError("expected NotImplementedError")
+
+
+def test_a_long_running_tool_tells_the_model_in_its_declaration() -> None:
+    from cairn.tools import FunctionTool, LongRunningFunctionTool
+
+    def start_job(name: str) -> None:
+        """Start a job."""
+
+    tool = LongRunningFunctionTool(start_job)
+    assert tool.description == "Start a job."  # the note is for the model, in the declaration
+    declared = tool.declaration()
+    assert declared.description.startswith("Start a job.\n\nNOTE: This is a long-running")
+
+    class Shouting(FunctionTool):  # an ADK-style override calling super()._get_declaration()
+        def _get_declaration(self) -> types.FunctionDeclaration | None:
+            found = super()._get_declaration()
+            assert found is not None
+            return found.model_copy(update={"description": (found.description or "").upper()})
+
+    request = LlmRequest()
+    request.append_tools([Shouting(start_job)])
+    assert request.config.tools[0].function_declarations[0].description == "START A JOB."
