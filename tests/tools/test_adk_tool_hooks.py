@@ -127,3 +127,34 @@ def test_a_long_running_tool_tells_the_model_in_its_declaration() -> None:
     request = LlmRequest()
     request.append_tools([Shouting(start_job)])
     assert request.config.tools[0].function_declarations[0].description == "START A JOB."
+
+
+async def test_set_model_response_takes_the_schemas_adk_takes() -> None:
+    import inspect
+
+    from pydantic import BaseModel
+
+    from cairn.tools.set_model_response_tool import SetModelResponseTool
+
+    class Item(BaseModel):
+        id: int
+
+    class Actions:
+        set_model_response: Any = None
+
+    class Ctx:
+        actions = Actions()
+
+    items = SetModelResponseTool(list[Item])
+    assert list(inspect.signature(items.func).parameters) == ["items"]
+    assert await items.run_async(args={"items": [{"id": "1"}]}, tool_context=Ctx()) == [{"id": 1}]
+    assert "items" in items.declaration().parameters_json_schema["properties"]
+
+    words = SetModelResponseTool(list[str])
+    assert await words.run_async(args={"response": ["a"]}, tool_context=Ctx()) == ["a"]
+    raw = SetModelResponseTool({"type": "object", "properties": {"r": {"type": "string"}}})
+    assert await raw.run_async(args={"response": {"r": "x"}}, tool_context=Ctx()) == {"r": "x"}
+    assert raw.func() == "Response set successfully."
+    # A wrong answer goes back to the model to fix (ADK raises the ValidationError).
+    wrong = await items.run_async(args={"items": [{"id": "x"}]}, tool_context=Ctx())
+    assert "does not match" in wrong["error"]
