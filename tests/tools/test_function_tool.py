@@ -112,7 +112,7 @@ async def test_async_functions_and_long_running_tools() -> None:
 
     assert await FunctionTool(fetch).run_async(args={"url": "x"}, tool_context=None) == "X"
     long = LongRunningFunctionTool(fetch)
-    assert long.is_long_running and "long-running" in long.description
+    assert long.is_long_running and "long-running" in long.declaration().description
     assert FunctionTool(fetch, name="get_page", description="Custom.").declaration().name == (
         "get_page"
     )

@@ -2,6 +2,7 @@
 
 from cairn.agents.agent_tool import AgentTool
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.callback_hook import CallbackHook, CallbackInfo
 from cairn.agents.context import CallbackContext, Context, ToolContext
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
 from cairn.agents.llm_agent import Agent, LlmAgent
@@ -16,6 +17,8 @@ __all__ = [
     "AgentTool",
     "BaseAgent",
     "CallbackContext",
+    "CallbackHook",
+    "CallbackInfo",
     "Context",
     "InvocationContext",
     "LlmAgent",

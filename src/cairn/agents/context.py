@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from cairn.agents.callback_hook import CallbackInfo
 from cairn.artifacts.errors import ArtifactServiceMissingError
 from cairn.auth.auth_credential import AuthCredential
 from cairn.auth.auth_tool import AuthConfig
@@ -55,6 +56,8 @@ class Context:
         self.resume_inputs = resume_inputs or {}
         """Answers to this node's input requests, by interrupt id (when it reruns on resume)."""
         self._auth_responses = auth_responses or {}
+        self.callback_info: CallbackInfo | None = None
+        """Which callback is running with this context (None outside a callback)."""
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import json
 import logging
 import uuid
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.callback_hook import CallbackHook, CallbackInfo
 from cairn.agents.callbacks import (
     AfterModelCallback,
     AfterToolCallback,
@@ -55,15 +57,44 @@ StaticInstruction = str | types.Content | types.Part | list[str | types.Part]
 TRANSFER_TOOL = "transfer_to_agent"
 
 
-async def first_answer(callbacks: Any, **kwargs: Any) -> Any:
-    """Call each callback in order; the first non-None result short-circuits."""
+async def first_answer(callbacks: Any, *, hook: CallbackHook | None = None, **kwargs: Any) -> Any:
+    """Call each callback in order; the first non-None result short-circuits. With ``hook``,
+    the context passed (``tool_context`` or ``callback_context``) has ``callback_info`` set
+    while the callbacks run."""
     if callbacks is None:
         return None
+    context = kwargs.get("tool_context", kwargs.get("callback_context"))
+    if hook is None or not isinstance(context, Context):
+        return await _first_answer(callbacks, kwargs)
+    outer = context.callback_info
+    context.callback_info = CallbackInfo(hook)
+    try:
+        return await _first_answer(callbacks, kwargs)
+    finally:
+        context.callback_info = outer
+
+
+async def _first_answer(callbacks: Any, kwargs: dict[str, Any]) -> Any:
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        result = await call_user_code(callback, **kwargs)
+        if _takes_keywords(callback, kwargs):
+            result = await call_user_code(callback, **kwargs)
+        else:  # a lambda or function of its own parameter names: positions, as ADK passes them
+            result = await call_user_code(callback, *kwargs.values())
         if result is not None:
             return result
     return None
+
+
+def _takes_keywords(callback: Any, kwargs: dict[str, Any]) -> bool:
+    """Whether ``callback`` accepts these keyword arguments by name (a callable whose
+    signature cannot be read is called with them)."""
+    try:
+        inspect.signature(callback).bind(**kwargs)
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
 
 
 def _apply_run_config(config: types.GenerateContentConfig, run_config: RunConfig) -> None:
@@ -226,6 +257,10 @@ class LlmAgent(BaseAgent):
                 try:
                     listed = await entry.get_tools_with_prefix(ctx)
                 except Exception as error:
+                    fallback = await entry.fallback_tools(error, ctx)
+                    if fallback:  # the toolset's own answer to the failure
+                        tools.extend(fallback)
+                        continue
                     # As in ADK, the agent runs on without them; its model is told why.
                     logger.exception(
                         "agent %r runs without the tools of %s, which failed to load",
@@ -312,6 +347,9 @@ class LlmAgent(BaseAgent):
             request.contents = contents
         # Tools see the finished contents (and may add to them, as ADK's do).
         tool_context = Context(ctx)
+        for entry in self.tools:  # as ADK: each toolset before the tools
+            if isinstance(entry, BaseToolset):
+                await entry.process_llm_request(tool_context=tool_context, llm_request=request)
         for tool in tools:
             await tool.process_llm_request(tool_context=tool_context, llm_request=request)
         return request
@@ -400,7 +438,10 @@ class LlmAgent(BaseAgent):
         request = await self._build_request(ctx, tools)
         callback_context = Context(ctx)
         response = await first_answer(
-            self.before_model_callback, callback_context=callback_context, llm_request=request
+            self.before_model_callback,
+            hook=CallbackHook.BEFORE_MODEL,
+            callback_context=callback_context,
+            llm_request=request,
         )
         responses: list[LlmResponse] = []
         if response is not None:
@@ -423,6 +464,7 @@ class LlmAgent(BaseAgent):
             except Exception as error:
                 handled = await first_answer(
                     self.on_model_error_callback,
+                    hook=CallbackHook.ON_MODEL_ERROR,
                     callback_context=callback_context,
                     llm_request=request,
                     error=error,
@@ -446,6 +488,7 @@ class LlmAgent(BaseAgent):
                 if from_callback
                 else await first_answer(
                     self.after_model_callback,
+                    hook=CallbackHook.AFTER_MODEL,
                     callback_context=callback_context,
                     llm_response=model_response,
                 )

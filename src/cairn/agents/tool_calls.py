@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 import cairn.telemetry as telemetry
+from cairn.agents.callback_hook import CallbackHook
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.auth import (
@@ -254,12 +255,13 @@ async def _run_one(
                 f"{agent.name!r} can transfer to: {', '.join(names)}"
             }
     if tool is None:
-        return {
-            "error": f"there is no tool named {call.name!r}; available tools: "
-            f"{', '.join(sorted(agent.tool_names()))}"
-        }
+        return await _answer_unknown_tool(agent, call, args, context)
     answer = await first_answer(
-        agent.before_tool_callback, tool=tool, args=args, tool_context=context
+        agent.before_tool_callback,
+        hook=CallbackHook.BEFORE_TOOL,
+        tool=tool,
+        args=args,
+        tool_context=context,
     )
     if answer is None:
         answer = await _gate(tool, args, context)
@@ -270,6 +272,7 @@ async def _run_one(
         except Exception as error:
             answer = await first_answer(
                 agent.on_tool_error_callback,
+                hook=CallbackHook.ON_TOOL_ERROR,
                 tool=tool,
                 args=args,
                 tool_context=context,
@@ -287,12 +290,55 @@ async def _run_one(
     # on_tool_error_callback's and a confirmation placeholder included.
     replaced = await first_answer(
         agent.after_tool_callback,
+        hook=CallbackHook.AFTER_TOOL,
         tool=tool,
         args=args,
         tool_context=context,
         tool_response=answer,
     )
     return answer if replaced is None else replaced
+
+
+async def _answer_unknown_tool(
+    agent: LlmAgent, call: types.FunctionCall, args: dict[str, Any], context: Context
+) -> Any:
+    """A call naming no tool of the agent: as in ADK, a before_tool_callback may answer it,
+    then an on_tool_error_callback (given a ValueError that names the missing tool); else
+    the answer lists the tools there are. No after_tool_callback: no tool ran."""
+    from cairn.agents.llm_agent import first_answer
+
+    available = ", ".join(sorted(agent.tool_names()))
+    missing = _MissingTool(name=call.name or "", description="")
+    answer = await first_answer(
+        agent.before_tool_callback,
+        hook=CallbackHook.BEFORE_TOOL,
+        tool=missing,
+        args=args,
+        tool_context=context,
+    )
+    if answer is None:
+        error = ValueError(
+            f"there is no tool named {call.name!r} in agent {agent.name!r}; "
+            f"available tools: {available}"
+        )
+        answer = await first_answer(
+            agent.on_tool_error_callback,
+            hook=CallbackHook.ON_TOOL_ERROR,
+            tool=missing,
+            args=args,
+            tool_context=context,
+            error=error,
+        )
+    if answer is None:
+        return {"error": f"there is no tool named {call.name!r}; available tools: {available}"}
+    return answer
+
+
+class _MissingTool(BaseTool):
+    """What callbacks are given as the tool of a call naming no tool (its name is the call's)."""
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        raise ValueError(f"there is no tool named {self.name!r}")
 
 
 async def _gate(tool: BaseTool, args: dict[str, Any], context: Context) -> Any:

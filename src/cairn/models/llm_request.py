@@ -68,7 +68,7 @@ class LlmRequest(BaseModel):
         """Declare tools (objects with ``name`` and ``declaration()``) to the model."""
         declarations = []
         for tool in tools:
-            declaration = tool.declaration()
+            declaration = declaration_of(tool)
             if declaration is None:
                 continue
             if tool.name in self.tools_dict:
@@ -96,3 +96,16 @@ class LlmRequest(BaseModel):
             if isinstance(tool_entry, types.Tool):
                 found.extend(tool_entry.function_declarations or [])
         return found
+
+
+def declaration_of(tool: Any) -> types.FunctionDeclaration | None:
+    """What ``tool`` declares to the model: a renamed copy's own declaration, else its
+    ``declaration()`` (also when the tool keeps a field of that name, as an ADK tool may:
+    then its class's ``declaration``, by default its ``_get_declaration``, says)."""
+    renamed = tool.__dict__.get("_get_declaration")
+    if callable(renamed):
+        return renamed()  # type: ignore[no-any-return]
+    declare = getattr(tool, "declaration", None)
+    if callable(declare):
+        return declare()  # type: ignore[no-any-return]
+    return type(tool).declaration(tool)  # type: ignore[no-any-return]

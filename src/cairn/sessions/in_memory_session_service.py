@@ -39,6 +39,21 @@ from cairn.sessions.paging import (
 from cairn.sessions.scopes import event_scopes, merge_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
 
+_T = TypeVar("_T")
+
+
+def _finish_now(coro: Coroutine[Any, Any, _T]) -> _T:
+    """The result of a coroutine that never waits (this store's methods only take a thread lock).
+
+    Lets the ``*_sync`` methods answer from inside a running event loop too, as ADK's do.
+    """
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coro.close()
+    raise RuntimeError("an in-memory session method waited; call its async form instead")
+
 
 @dataclass
 class _Lease:
@@ -183,6 +198,46 @@ class InMemorySessionService(BaseSessionService):
                 self._user_state.setdefault((app_name, user_id), {}).update(copy_json(scoped.user))
             self._sessions.setdefault((app_name, user_id), {})[session_id] = stored
             return self._snapshot(stored, [])
+
+    def create_session_sync(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """`create_session` without awaiting (ADK's in-memory service offers it)."""
+        return _finish_now(
+            self.create_session(
+                app_name=app_name, user_id=user_id, state=state, session_id=session_id
+            )
+        )
+
+    def get_session_sync(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """`get_session` without awaiting."""
+        return _finish_now(
+            self.get_session(
+                app_name=app_name, user_id=user_id, session_id=session_id, config=config
+            )
+        )
+
+    def list_sessions_sync(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        """`list_sessions` without awaiting."""
+        return _finish_now(self.list_sessions(app_name=app_name, user_id=user_id))
+
+    def delete_session_sync(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """`delete_session` without awaiting."""
+        _finish_now(self.delete_session(app_name=app_name, user_id=user_id, session_id=session_id))
 
     async def _import_session(
         self,

@@ -10,7 +10,7 @@ from typing import Any
 
 from google.genai import types
 
-from cairn.models.llm_request import LlmRequest
+from cairn.models.llm_request import LlmRequest, declaration_of
 from cairn.user_code import call_user_code
 
 CONTEXT_TYPE_NAMES = frozenset({"Context", "ToolContext", "CallbackContext"})
@@ -60,8 +60,20 @@ class BaseTool(abc.ABC):
         self.require_confirmation = require_confirmation
         self.idempotent = idempotent
 
+    _defers_response: bool = False
+    """ADK's flag for a tool whose response comes later (as a long-running one's)."""
+
     def declaration(self) -> types.FunctionDeclaration | None:
-        """How the tool is described to the model (None: the model does not see it)."""
+        """How the tool is described to the model (None: the model does not see it).
+
+        Override this, or ``_get_declaration`` as ADK tools do: by default this is what
+        ``_get_declaration`` returns."""
+        return self._get_declaration()
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        """ADK's name for the declaration hook (ADK tools override it): the declaration."""
+        if type(self).declaration is not BaseTool.declaration:
+            return type(self).declaration(self)
         return None
 
     async def check_require_confirmation(self, args: dict[str, Any], tool_context: Any) -> bool:
@@ -71,9 +83,11 @@ class BaseTool(abc.ABC):
             return bool(rule)
         return bool(await call_user_code(rule, **_keywords_for(rule, args, tool_context)))
 
-    @abc.abstractmethod
     async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
         """Run the call; the result goes back to the model as the function response."""
+        raise NotImplementedError(
+            f"tool {self.name!r} ({type(self).__name__}) has no run_async; define one"
+        )
 
     async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
         """Add this tool to a request (override to add instructions or settings as well)."""
@@ -94,6 +108,9 @@ class BaseToolset(abc.ABC):
     ) -> None:
         self.tool_filter = tool_filter
         self.tool_name_prefix = tool_name_prefix
+        self._use_invocation_cache = True
+        """As ADK: the tools listed once per invocation (False: listed at every request)."""
+        self._cached: tuple[str | None, list[BaseTool]] | None = None
 
     @abc.abstractmethod
     async def get_tools(self, readonly_context: Any = None) -> list[BaseTool]:
@@ -101,12 +118,22 @@ class BaseToolset(abc.ABC):
 
     async def get_tools_with_prefix(self, readonly_context: Any = None) -> list[BaseTool]:
         """The selected tools, named with ``tool_name_prefix`` if there is one (copies: the
-        toolset's own tools keep their names)."""
-        tools = [
-            tool
-            for tool in await self.get_tools(readonly_context)
-            if self._is_selected(tool, readonly_context)
-        ]
+        toolset's own tools keep their names). Listed once per invocation, as in ADK."""
+        invocation_id = getattr(readonly_context, "invocation_id", None)
+        if self._use_invocation_cache and self._cached and self._cached[0] == invocation_id:
+            return self._cached[1]
+        tools = self._apply_tool_name_prefix(
+            [
+                tool
+                for tool in await self.get_tools(readonly_context)
+                if self._is_selected(tool, readonly_context)
+            ]
+        )
+        self._cached = (invocation_id, tools)
+        return tools
+
+    def _apply_tool_name_prefix(self, tools: list[BaseTool]) -> list[BaseTool]:
+        """``tools`` renamed with ``tool_name_prefix`` (copies), or as they are without one."""
         if not self.tool_name_prefix:
             return tools
         return [_renamed(tool, f"{self.tool_name_prefix}_{tool.name}") for tool in tools]
@@ -118,6 +145,26 @@ class BaseToolset(abc.ABC):
             return tool.name in self.tool_filter
         return bool(self.tool_filter(tool, readonly_context))
 
+    async def process_llm_request(  # noqa: B027 - optional hook
+        self, *, tool_context: Any, llm_request: LlmRequest
+    ) -> None:
+        """Edit a request before the toolset's tools add themselves (default: nothing)."""
+
+    async def on_tools_listing_error(
+        self, error: Exception, readonly_context: Any = None
+    ) -> list[BaseTool]:
+        """Tools to offer when ``get_tools`` failed with ``error`` (e.g. one that asks the
+        user to authorize the server); none by default."""
+        return []
+
+    async def fallback_tools(
+        self, error: Exception, readonly_context: Any = None
+    ) -> list[BaseTool]:
+        """``on_tools_listing_error``'s tools, named with ``tool_name_prefix``."""
+        return self._apply_tool_name_prefix(
+            await self.on_tools_listing_error(error, readonly_context)
+        )
+
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections (called when the owning Runner closes)."""
 
@@ -126,13 +173,13 @@ def _renamed(tool: BaseTool, name: str) -> BaseTool:
     """A shallow copy of ``tool`` called ``name``, declared to the model under that name."""
     renamed = copy.copy(tool)
     renamed.name = name
-    declare = tool.declaration
 
-    def declaration() -> types.FunctionDeclaration | None:
-        found = declare()
+    def renamed_declaration() -> types.FunctionDeclaration | None:
+        found = declaration_of(tool)
         return None if found is None else found.model_copy(update={"name": name})
 
-    renamed.declaration = declaration  # type: ignore[method-assign]
+    # On the instance, as ADK renames: a tool may keep a field named ``declaration``.
+    renamed._get_declaration = renamed_declaration  # type: ignore[method-assign]
     return renamed
 
 

@@ -6,7 +6,7 @@ import inspect
 import re
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -117,6 +117,13 @@ class FunctionTool(BaseTool):
         )
 
     def declaration(self) -> types.FunctionDeclaration:
+        declared = self._get_declaration()
+        assert declared is not None  # a subclass that declares nothing overrides this too
+        return declared
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        """The declaration from the function's signature and docstring (ADK's hook: a
+        subclass may override it and call ``super()._get_declaration()``)."""
         schema = self._arguments.model_json_schema()
         schema.pop("title", None)
         return types.FunctionDeclaration(
@@ -152,11 +159,21 @@ class LongRunningFunctionTool(FunctionTool):
 
     def __init__(self, func: Callable[..., Any], **kwargs: Any) -> None:
         super().__init__(func, is_long_running=True, **kwargs)
-        note = (
-            "NOTE: this is a long-running operation. Do not call it again if it has already "
-            "returned an intermediate or pending status."
-        )
-        self.description = f"{self.description}\n\n{note}".strip()
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        """The function's declaration, its description ending with ADK's note to the model."""
+        declared = super()._get_declaration()
+        if declared is None:
+            return None
+        description = f"{declared.description or ''}\n\n{LONG_RUNNING_NOTE}".lstrip("\n")
+        return declared.model_copy(update={"description": description})
+
+
+LONG_RUNNING_NOTE: Final = (
+    "NOTE: This is a long-running operation. Do not call this tool again if it has already "
+    "returned some intermediate or pending status."
+)
+"""What a long-running tool's declaration tells the model (ADK's words)."""
 
 
 def to_json_result(result: Any) -> dict[str, Any]:
