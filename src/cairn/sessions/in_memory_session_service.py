@@ -81,20 +81,6 @@ class _StoredSession:
     """running_max_timestamps[i] = max(timestamps[: i + 1]); sorted, so it can be bisected."""
 
 
-_T = TypeVar("_T")
-
-
-def _at_once(coroutine: Coroutine[Any, Any, _T]) -> _T:
-    """The result of a coroutine that finishes without suspending (this store's methods)."""
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        result: _T = done.value
-        return result
-    coroutine.close()
-    raise RuntimeError("an in-memory session call waited on something; call it with await")
-
-
 class InMemorySessionService(BaseSessionService):
     """Sessions kept in this process's memory.
 
@@ -314,47 +300,6 @@ class InMemorySessionService(BaseSessionService):
             found = self._sessions_of(app_name, user_id)
             found.sort(key=lambda s: (s.last_update_time, s.id))
             return ListSessionsResponse(sessions=[self._snapshot(s, []) for s in found])
-
-    # -- ADK's synchronous variants (this store never waits, so they need no event loop) ------
-    def create_session_sync(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        state: dict[str, Any] | None = None,
-        session_id: str | None = None,
-    ) -> Session:
-        """``create_session`` without ``await`` (usable inside or outside an event loop)."""
-        return _at_once(
-            self.create_session(
-                app_name=app_name, user_id=user_id, state=state, session_id=session_id
-            )
-        )
-
-    def get_session_sync(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        config: GetSessionConfig | None = None,
-    ) -> Session | None:
-        """``get_session`` without ``await``."""
-        return _at_once(
-            self.get_session(
-                app_name=app_name, user_id=user_id, session_id=session_id, config=config
-            )
-        )
-
-    def list_sessions_sync(
-        self, *, app_name: str, user_id: str | None = None
-    ) -> ListSessionsResponse:
-        """``list_sessions`` without ``await``."""
-        return _at_once(self.list_sessions(app_name=app_name, user_id=user_id))
-
-    def delete_session_sync(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        """``delete_session`` without ``await``."""
-        _at_once(self.delete_session(app_name=app_name, user_id=user_id, session_id=session_id))
 
     async def list_app_names(self) -> list[str]:
         with self._lock:
