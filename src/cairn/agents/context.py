@@ -43,6 +43,7 @@ class Context:
         attempt_count: int = 1,
         resume_inputs: dict[str, Any] | None = None,
         auth_responses: dict[str, AuthCredential] | None = None,
+        run_id: str | None = None,
     ) -> None:
         self._invocation_context = invocation_context
         self._event_actions = event_actions if event_actions is not None else EventActions()
@@ -55,6 +56,11 @@ class Context:
         self.resume_inputs = resume_inputs or {}
         """Answers to this node's input requests, by interrupt id (when it reruns on resume)."""
         self._auth_responses = auth_responses or {}
+        self.run_id = run_id
+        """An id for this node run, where the caller gives one (ADK's keyword; the run's
+        identity in cairn is ``node_path``)."""
+        self.output: Any = None
+        """A workflow node's output, when it sets it here instead of yielding it."""
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
 
     @property

@@ -5,8 +5,9 @@ from __future__ import annotations
 import bisect
 import threading
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from cairn.errors import (
     DuplicateEventError,
@@ -82,6 +83,50 @@ class InMemorySessionService(BaseSessionService):
         self._sessions: dict[tuple[str, str], dict[str, _StoredSession]] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+
+    # -- ADK's synchronous forms ------------------------------------------------------
+    # ADK's in-memory service also answers without await (older apps and tests call these,
+    # even from inside a running event loop). The async methods here never suspend, so each
+    # is driven to its end on the spot.
+    def create_session_sync(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """``create_session`` without await."""
+        return _at_once(
+            self.create_session(
+                app_name=app_name, user_id=user_id, state=state, session_id=session_id
+            )
+        )
+
+    def get_session_sync(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """``get_session`` without await."""
+        return _at_once(
+            self.get_session(
+                app_name=app_name, user_id=user_id, session_id=session_id, config=config
+            )
+        )
+
+    def list_sessions_sync(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        """``list_sessions`` without await."""
+        return _at_once(self.list_sessions(app_name=app_name, user_id=user_id))
+
+    def delete_session_sync(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """``delete_session`` without await."""
+        _at_once(self.delete_session(app_name=app_name, user_id=user_id, session_id=session_id))
 
     # -- helpers -------------------------------------------------------------------
     def _find(self, app_name: str, user_id: str, session_id: str) -> _StoredSession | None:
@@ -465,3 +510,17 @@ class InMemorySessionService(BaseSessionService):
                 and generation in (None, current.generation)
             ):
                 current.holder, current.expires_at = "", 0.0
+
+
+_T = TypeVar("_T")
+
+
+def _at_once(call: Coroutine[Any, Any, _T]) -> _T:
+    """The result of a coroutine that finishes without suspending (this service's methods
+    only take a thread lock), without an event loop."""
+    try:
+        call.send(None)
+    except StopIteration as done:
+        return cast(_T, done.value)
+    call.close()
+    raise RuntimeError("an in-memory session method suspended; await the async form instead")

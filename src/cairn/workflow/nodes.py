@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
-from typing import Any, overload
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+if TYPE_CHECKING:
+    from cairn.agents.context import Context
 
 DEFAULT_ROUTE = "__DEFAULT__"
 """A route label that fires only when no other route of the node matched."""
@@ -83,6 +86,25 @@ class BaseNode(BaseModel):
                 "underscores, not starting with a digit), e.g. 'draft_email'"
             )
         return name
+
+    async def run(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        """What a node of your own class does, as in ADK: override ``run`` or ``_run_impl``.
+
+        It yields what the node produces: a plain value is its output (as is
+        ``ctx.output`` when it yields none); an ``Event(output=..., route=...,
+        state=...)`` its output event; other events are written as they come; a
+        ``RequestInput`` pauses it for an answer.
+        """
+        async for item in self._run_impl(ctx=ctx, node_input=node_input):
+            yield item
+
+    async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        raise NotImplementedError(
+            f"node {self.name!r} ({type(self).__name__}) does nothing: a BaseNode subclass "
+            "overrides `async def _run_impl(self, *, ctx, node_input)` (or `run`) and yields "
+            "its output"
+        )
+        yield  # pragma: no cover  (an async generator)
 
     def __hash__(self) -> int:
         return id(self)

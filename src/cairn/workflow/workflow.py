@@ -338,7 +338,11 @@ class Workflow(BaseAgent):
         ``state_schema``. A mismatch fails the node like any other error.
         """
         node, path, node_input = step.node, step.path, step.node_input
-        if node.input_schema is not None and not isinstance(node_input, node.input_schema):
+        if isinstance(node, JoinNode) and node.input_schema is not None:
+            for sender, given in node_input.items():  # each predecessor's output, as in ADK
+                if given is not None and not isinstance(given, node.input_schema):
+                    _conform(node, f"input from {sender!r}", node.input_schema, given)
+        elif node.input_schema is not None and not isinstance(node_input, node.input_schema):
             node_input = _conform(node, "input", node.input_schema, node_input)
         recorded = False  # an event passed on already carries this run's output
         if isinstance(node, FunctionNode):
@@ -351,8 +355,8 @@ class Workflow(BaseAgent):
             items = _single(node_input)
         elif isinstance(node, ParallelNode):
             items = self._run_parallel(ctx, node, path, node_input)
-        else:
-            raise TypeError(f"node {node.name!r} of type {type(node).__name__} cannot run")
+        else:  # a node of the app's own class
+            items = node.run(ctx=node_ctx, node_input=node_input)
         async for item in items:
             if isinstance(item, RequestInput):
                 _check_new_interrupt_id(ctx, node, item)
@@ -403,6 +407,8 @@ class Workflow(BaseAgent):
             if outcome.held is not None:
                 yield outcome.held
             return
+        if outcome.output is None and node_ctx.output is not None:
+            outcome.output = node_ctx.output  # set as ctx.output instead of yielded
         _check_state(node, node_ctx.actions.state_delta)
         if node.output_schema is not None:
             outcome.output = _conform(node, "output", node.output_schema, outcome.output)
@@ -756,7 +762,7 @@ def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> 
         raise ValueError(
             f"the {what} of node {node.name!r} does not match {schema.__name__}: {problems}"
         ) from None
-    return parsed if what == "input" else parsed.model_dump(mode="json")
+    return parsed if what.startswith("input") else parsed.model_dump(mode="json")
 
 
 def _check_state(node: BaseNode, delta: dict[str, Any]) -> None:
