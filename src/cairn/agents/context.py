@@ -61,6 +61,8 @@ class Context:
         identity in cairn is ``node_path``)."""
         self.output: Any = None
         """A workflow node's output, when it sets it here instead of yielding it."""
+        self.route: Any = None
+        """A workflow node's route, when it sets it here instead of on an event."""
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
 
     @property

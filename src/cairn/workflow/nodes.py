@@ -19,9 +19,10 @@ DEFAULT_ROUTE = "__DEFAULT__"
 class RetryConfig(BaseModel):
     """How often a failing node runs again, and how long it waits in between.
 
-    The n-th retry waits ``min(initial_delay * backoff_factor ** (n - 1), max_delay)``
-    seconds plus up to ``jitter`` seconds. Only the ``exceptions`` listed retry (all when
-    None): exception classes or their names (``["ValueError"]``), subclasses included.
+    The n-th retry waits ``d = min(initial_delay * backoff_factor ** (n - 1), max_delay)``
+    seconds, moved by up to ``jitter * d`` either way (ADK's jitter: a fraction of the
+    delay). Only the ``exceptions`` listed retry (all when None): exception classes or
+    their names (``["ValueError"]``), subclasses included.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -48,8 +49,8 @@ class RetryConfig(BaseModel):
                 names.append(item)
             else:
                 raise ValueError(
-                    f"RetryConfig.exceptions takes exception classes or their names, e.g. "
-                    f"[ValueError] or ['ValueError']; got {item!r}"
+                    "RetryConfig.exceptions takes exception classes or exception class names, "
+                    f"e.g. [ValueError] or ['ValueError']; got {item!r}"
                 )
         return names
 
@@ -71,6 +72,9 @@ class BaseNode(BaseModel):
     rerun_on_resume: bool = False
     """On resume after a pause, run again (with ``ctx.resume_inputs``) instead of taking
     the answer as this node's output."""
+    wait_for_output: bool = False
+    """A run that ends without output or route triggers nothing after it; the node runs
+    again on its next trigger (a gate that opens once enough inputs have come)."""
     retry_config: RetryConfig | None = None
     timeout: float | None = Field(default=None, gt=0)
     input_schema: type[BaseModel] | None = None
