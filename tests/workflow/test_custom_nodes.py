@@ -344,3 +344,13 @@ async def test_a_tool_node_takes_missing_required_arguments_from_state() -> None
     wf = Workflow(name="wf", edges=[(START, prepare, FunctionTool(func=weather))])
     (events,) = await run(wf, said("go"))
     assert events[-1].output == {"city": "Paris", "units": "celsius"}
+
+
+async def test_a_second_output_is_refused() -> None:
+    class Twice(BaseNode):
+        async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+            yield Event(output="first")
+            yield Event(output="second")
+
+    with pytest.raises(ValueError, match="at most one"):
+        await run(Workflow(name="wf", edges=[(START, Twice(name="twice"))]), said("go"))

@@ -432,8 +432,15 @@ class Workflow(BaseAgent):
                     and (item.output is not None or item.actions.route is not None)
                 ):
                     # The node's own output (and route): its output event, written when the
-                    # node finishes. A second one lets the first go out as a plain event.
+                    # node finishes. A node has at most one output, as in ADK.
                     if outcome.held is not None:
+                        if outcome.held.output is not None and item.output is not None:
+                            raise ValueError(
+                                f"node {node.name!r} yielded a second output ({item.output!r} "
+                                f"after {outcome.held.output!r}); a node has at most one "
+                                "output: yield one combined value, or the rest as events "
+                                "without output"
+                            )
                         yield outcome.held
                     outcome.held = item
                     if item.output is not None:
