@@ -44,6 +44,7 @@ class Context:
         attempt_count: int = 1,
         resume_inputs: dict[str, Any] | None = None,
         auth_responses: dict[str, AuthCredential] | None = None,
+        run_id: str | None = None,
     ) -> None:
         self._invocation_context = invocation_context
         self._event_actions = event_actions if event_actions is not None else EventActions()
@@ -58,6 +59,13 @@ class Context:
         self._auth_responses = auth_responses or {}
         self.callback_info: CallbackInfo | None = None
         """Which callback is running with this context (None outside a callback)."""
+        self.run_id = run_id
+        """An id for this node run, where the caller gives one (ADK's keyword; the run's
+        identity in cairn is ``node_path``)."""
+        self.output: Any = None
+        """A workflow node's output, when it sets it here instead of yielding it."""
+        self.route: Any = None
+        """A workflow node's route, when it sets it here instead of on an event."""
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
 
     @property

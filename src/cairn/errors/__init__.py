@@ -316,7 +316,8 @@ class InvalidAnswerError(_AboutSession, CairnError, ValueError):
         self.interrupt_id = interrupt_id
         session = self._name_session(app_name, user_id, session_id)
         super().__init__(
-            f"the answer to interrupt {interrupt_id!r} of {session} was refused: {reason}. "
+            f"Validation failed for interrupt {interrupt_id!r} of {session}: the answer was "
+            f"refused: {reason}. "
             "Nothing was stored; the interrupt is still pending."
         )
 

@@ -164,6 +164,11 @@ class Event(LlmResponseFields):
     def message(self, value: Any) -> None:
         self.content = None if value is None else _as_content(value)
 
+    @property
+    def node_name(self) -> str:
+        """The name of the workflow node that wrote this event ('' outside a workflow)."""
+        return self.node_info.name if self.node_info.path else ""
+
     # -- reading the content -----------------------------------------------------------
     def get_function_calls(self) -> list[types.FunctionCall]:
         """The function calls in this event's content, in order."""
@@ -198,6 +203,8 @@ class Event(LlmResponseFields):
             return True
         if self.error_code and not self.partial and not self.get_function_calls():
             return True
+        if self.content is None and self.output is None and self.node_info.path:
+            return False  # a workflow node's record without output (state only): no answer
         return (
             not self.get_function_calls()
             and not self.get_function_responses()

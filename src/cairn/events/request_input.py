@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from cairn.events._base import CamelModel
 
@@ -27,3 +27,13 @@ class RequestInput(CamelModel):
     payload: Any = None
     response_schema: dict[str, Any] | None = None
     """A JSON schema the answer must match (checked when the answer arrives)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _prompt_is_message(cls, data: Any) -> Any:
+        """``prompt=`` (ADK's other keyword for the text shown) is ``message``."""
+        if isinstance(data, dict) and "prompt" in data:
+            data = dict(data)
+            prompt = data.pop("prompt")
+            data.setdefault("message", prompt)
+        return data

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_pause = asyncio.sleep
+"""The real sleep, taken at import: an app or test that patches ``asyncio.sleep`` (to skip
+its retry delays) must not turn the lease's renewal loop into one that never yields."""
+
 _FIRST_POLL = 0.005
 _MAX_POLL = 0.25
 
@@ -154,13 +158,13 @@ async def hold_session(
         waited = time.monotonic() - started
         if waited >= wait:
             raise SessionBusyError(**key, waited=waited, holder=got)
-        await asyncio.sleep(min(poll, wait - waited))
+        await _pause(min(poll, wait - waited))
         poll = min(poll * 2, _MAX_POLL)
     lease = got
 
     async def renew() -> None:
         while True:
-            await asyncio.sleep(ttl / 3)
+            await _pause(ttl / 3)
             try:
                 renewed = await service.acquire_session_lease(
                     **key, holder=holder, ttl=ttl, generation=lease.generation

@@ -109,10 +109,14 @@ def _parse_chain(chain: Sequence[Any]) -> list[Edge]:
 
 @dataclasses.dataclass
 class Graph:
-    """Nodes by name and, for each, its outgoing and incoming edges."""
+    """Nodes by name and, for each, its outgoing and incoming edges.
 
-    nodes: dict[str, BaseNode]
-    edges: list[Edge]
+    ``Graph(edges=[...])`` (as ADK builds one, for ``Workflow(graph=...)``) keeps the edges
+    as given; the workflow converts and checks them.
+    """
+
+    nodes: dict[str, BaseNode] = dataclasses.field(default_factory=dict)
+    edges: list[Edge] = dataclasses.field(default_factory=list)
 
     def successors(self, name: str) -> list[Edge]:
         return [e for e in self.edges if e.from_node.name == name]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
-from typing import Any, overload
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+if TYPE_CHECKING:
+    from cairn.agents.context import Context
 
 DEFAULT_ROUTE = "__DEFAULT__"
 """A route label that fires only when no other route of the node matched."""
@@ -16,9 +19,10 @@ DEFAULT_ROUTE = "__DEFAULT__"
 class RetryConfig(BaseModel):
     """How often a failing node runs again, and how long it waits in between.
 
-    The n-th retry waits ``min(initial_delay * backoff_factor ** (n - 1), max_delay)``
-    seconds plus up to ``jitter`` seconds. Only the ``exceptions`` listed retry (all when
-    None): exception classes or their names (``["ValueError"]``), subclasses included.
+    The n-th retry waits ``d = min(initial_delay * backoff_factor ** (n - 1), max_delay)``
+    seconds, moved by up to ``jitter * d`` either way (ADK's jitter: a fraction of the
+    delay). Only the ``exceptions`` listed retry (all when None): exception classes or
+    their names (``["ValueError"]``), subclasses included.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -45,8 +49,8 @@ class RetryConfig(BaseModel):
                 names.append(item)
             else:
                 raise ValueError(
-                    f"RetryConfig.exceptions takes exception classes or their names, e.g. "
-                    f"[ValueError] or ['ValueError']; got {item!r}"
+                    "RetryConfig.exceptions takes exception classes or exception class names, "
+                    f"e.g. [ValueError] or ['ValueError']; got {item!r}"
                 )
         return names
 
@@ -68,6 +72,9 @@ class BaseNode(BaseModel):
     rerun_on_resume: bool = False
     """On resume after a pause, run again (with ``ctx.resume_inputs``) instead of taking
     the answer as this node's output."""
+    wait_for_output: bool = False
+    """A run that ends without output or route triggers nothing after it; the node runs
+    again on its next trigger (a gate that opens once enough inputs have come)."""
     retry_config: RetryConfig | None = None
     timeout: float | None = Field(default=None, gt=0)
     input_schema: type[BaseModel] | None = None
@@ -83,6 +90,25 @@ class BaseNode(BaseModel):
                 "underscores, not starting with a digit), e.g. 'draft_email'"
             )
         return name
+
+    async def run(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        """What a node of your own class does, as in ADK: override ``run`` or ``_run_impl``.
+
+        It yields what the node produces: a plain value is its output (as is
+        ``ctx.output`` when it yields none); an ``Event(output=..., route=...,
+        state=...)`` its output event; other events are written as they come; a
+        ``RequestInput`` pauses it for an answer.
+        """
+        async for item in self._run_impl(ctx=ctx, node_input=node_input):
+            yield item
+
+    async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        raise NotImplementedError(
+            f"node {self.name!r} ({type(self).__name__}) does nothing: a BaseNode subclass "
+            "overrides `async def _run_impl(self, *, ctx, node_input)` (or `run`) and yields "
+            "its output"
+        )
+        yield  # pragma: no cover  (an async generator)
 
     def __hash__(self) -> int:
         return id(self)

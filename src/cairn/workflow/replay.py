@@ -22,6 +22,9 @@ class NodeRecord:
     output: Any = None
     route: Any = None
     interrupts: list[str] = dataclasses.field(default_factory=list)
+    calls: list[str] = dataclasses.field(default_factory=list)
+    """Ids of other long-running calls the node's own events made (a node of the app's own
+    class pausing on a function call of its choosing)."""
     failures: int = 0
     outputs: list[Any] = dataclasses.field(default_factory=list)
     """Outputs of events naming this run in ``node_info.output_for`` (a nested workflow's
@@ -91,7 +94,12 @@ class Replay:
                     record.output = outputs[0] if len(outputs) == 1 else outputs or None
             elif event.error_code:
                 record.failures += 1
+            waiting_on = event.long_running_tool_ids or set()
+            if waiting_on and event.actions.route is not None and not record.completed:
+                record.route = event.actions.route  # picked before the node paused
             for call in event.get_function_calls():
+                if call.name != REQUEST_INPUT_FUNCTION and call.id and call.id in waiting_on:
+                    record.calls.append(call.id)
                 if call.name == REQUEST_INPUT_FUNCTION and call.id:
                     record.interrupts.append(call.id)
                     args = call.args or {}

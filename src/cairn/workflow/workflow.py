@@ -13,7 +13,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import Context
@@ -93,6 +100,19 @@ class Workflow(BaseAgent):
     edges: list[Any] = Field(default_factory=list)
     max_concurrency: int | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _graph_gives_edges(cls, data: Any) -> Any:
+        """``Workflow(graph=Graph(edges=...))``, ADK's other spelling, means those edges."""
+        if isinstance(data, dict) and "graph" in data:
+            data = dict(data)
+            graph = data.pop("graph")
+            if graph is not None:
+                if data.get("edges"):
+                    raise ValueError("give a Workflow edges= or graph=, not both")
+                data["edges"] = list(graph.edges)
+        return data
+
     _graph: Graph | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
@@ -143,11 +163,15 @@ class Workflow(BaseAgent):
 
         try:
             while (pending or running) and not stopped:
+                deferred: list[_Trigger] = []
                 while pending and len(running) < limit:
                     trigger = pending.popleft()
                     name, node_input = trigger.target, trigger.node_input
                     node = graph.nodes[name]
                     branch = trigger.branch
+                    if node.wait_for_output and any(r.split("@")[0] == name for r in running):
+                        deferred.append(trigger)  # one run at a time: each sees the last's state
+                        continue
                     if isinstance(node, JoinNode):
                         arrived = joined.setdefault(name, {})
                         arrived[trigger.sender] = node_input
@@ -169,6 +193,7 @@ class Workflow(BaseAgent):
                         output_for=[my_path] if name in terminals else [],
                     )
                     running[run] = asyncio.create_task(run_one(step, _Outcome()))
+                pending.extendleft(reversed(deferred))
                 if not running:
                     break
                 message = await channel.get()
@@ -185,6 +210,8 @@ class Workflow(BaseAgent):
                 if outcome.waiting:
                     waiting = True
                     continue
+                if step.node.wait_for_output and outcome.output is None and outcome.route is None:
+                    continue  # not done yet: its next trigger runs it again
                 successors = self._fired(step.node.name, outcome.route)
                 if not successors and outcome.output is not None:
                     terminal_outputs.append(outcome.output)
@@ -256,9 +283,12 @@ class Workflow(BaseAgent):
                 yield self._replayed(ctx, step, outcome.output)
             return
         resume_inputs: dict[str, Any] = {}
-        if record is not None and record.interrupts:
-            answered = {i: replay.answers[i] for i in record.interrupts if i in replay.answers}
-            if len(answered) < len(record.interrupts):
+        interrupts = [] if record is None else list(record.interrupts)
+        if record is not None and not isinstance(node, AgentNode):  # agents resume themselves
+            interrupts += record.calls
+        if record is not None and interrupts:
+            answered = {i: replay.answers[i] for i in interrupts if i in replay.answers}
+            if len(answered) < len(interrupts):
                 outcome.waiting = True
                 return
             for interrupt_id, given in answered.items():
@@ -277,7 +307,8 @@ class Workflow(BaseAgent):
                     return
             if not node.rerun_on_resume:
                 # The answer is the node's output: its output event records the node finished.
-                outcome.output = unwrap_answer(answered[record.interrupts[-1]])
+                outcome.output = unwrap_answer(answered[interrupts[-1]])
+                outcome.route = record.route
                 yield self._output_event(step, outcome, EventActions())
                 return
             resume_inputs = {i: unwrap_answer(a) for i, a in answered.items()}
@@ -338,7 +369,11 @@ class Workflow(BaseAgent):
         ``state_schema``. A mismatch fails the node like any other error.
         """
         node, path, node_input = step.node, step.path, step.node_input
-        if node.input_schema is not None and not isinstance(node_input, node.input_schema):
+        if isinstance(node, JoinNode) and node.input_schema is not None:
+            for sender, given in node_input.items():  # each predecessor's output, as in ADK
+                if given is not None and not isinstance(given, node.input_schema):
+                    _conform(node, f"input from {sender!r}", node.input_schema, given)
+        elif node.input_schema is not None and not isinstance(node_input, node.input_schema):
             node_input = _conform(node, "input", node.input_schema, node_input)
         recorded = False  # an event passed on already carries this run's output
         if isinstance(node, FunctionNode):
@@ -351,15 +386,30 @@ class Workflow(BaseAgent):
             items = _single(node_input)
         elif isinstance(node, ParallelNode):
             items = self._run_parallel(ctx, node, path, node_input)
-        else:
-            raise TypeError(f"node {node.name!r} of type {type(node).__name__} cannot run")
+        else:  # a node of the app's own class
+            items = node.run(ctx=node_ctx, node_input=node_input)
         async for item in items:
             if isinstance(item, RequestInput):
                 _check_new_interrupt_id(ctx, node, item)
                 outcome.waiting = True
                 yield _input_request(self.name, step, item, node_ctx)
+            elif isinstance(item, types.Content):
+                # Content is what the node says, not its output (as in ADK): written as the
+                # node's event; it carries the run's record when the node ends.
+                said = Event(author=self.name, node_path=path, branch=step.branch, content=item)
+                if outcome.held is not None:
+                    yield outcome.held
+                outcome.held = said
             elif isinstance(item, Event):
                 _check_state(node, item.actions.state_delta)
+                if interrupt_calls(item) and item.node_info.path in ("", path):
+                    # the node pauses on a call of its own: what it wrote so far goes with it
+                    outcome.waiting = True
+                    pending = node_ctx.actions
+                    item.actions.state_delta = {**pending.state_delta, **item.actions.state_delta}
+                    pending.state_delta.clear()
+                    if node_ctx.route is not None and item.actions.route is None:
+                        item.actions.route = node_ctx.route
                 if not item.node_info.path:
                     item.node_info = item.node_info.model_copy(update={"path": path})
                 if not item.author:
@@ -382,8 +432,15 @@ class Workflow(BaseAgent):
                     and (item.output is not None or item.actions.route is not None)
                 ):
                     # The node's own output (and route): its output event, written when the
-                    # node finishes. A second one lets the first go out as a plain event.
+                    # node finishes. A node has at most one output, as in ADK.
                     if outcome.held is not None:
+                        if outcome.held.output is not None and item.output is not None:
+                            raise ValueError(
+                                f"node {node.name!r} yielded a second output ({item.output!r} "
+                                f"after {outcome.held.output!r}); a node has at most one "
+                                "output: yield one combined value, or the rest as events "
+                                "without output"
+                            )
                         yield outcome.held
                     outcome.held = item
                     if item.output is not None:
@@ -403,6 +460,10 @@ class Workflow(BaseAgent):
             if outcome.held is not None:
                 yield outcome.held
             return
+        if outcome.output is None and node_ctx.output is not None:
+            outcome.output = node_ctx.output  # set as ctx.output instead of yielded
+        if outcome.route is None and node_ctx.route is not None:
+            outcome.route = node_ctx.route
         _check_state(node, node_ctx.actions.state_delta)
         if node.output_schema is not None:
             outcome.output = _conform(node, "output", node.output_schema, outcome.output)
@@ -671,7 +732,8 @@ def _route_key(route: Any) -> tuple[str, Any]:
 
 def _delay(config: RetryConfig, attempt: int) -> float:
     delay = min(config.initial_delay * config.backoff_factor ** (attempt - 1), config.max_delay)
-    return float(delay + random.uniform(0, config.jitter))
+    spread = delay * config.jitter
+    return float(max(0.0, delay + random.uniform(-spread, spread)) if spread else delay)
 
 
 def _check_new_interrupt_id(ctx: InvocationContext, node: BaseNode, request: RequestInput) -> None:
@@ -740,8 +802,46 @@ def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
 
 
 async def _call_tool(node: ToolNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
-    args = node_input if isinstance(node_input, dict) else {"input": node_input}
+    args = _tool_args(node, ctx, node_input)
     yield await node.tool.run_async(args=args, tool_context=ctx)
+
+
+def _tool_args(node: ToolNode, ctx: Context, node_input: Any) -> dict[str, Any]:
+    """A tool node's arguments, read from its input as ADK reads them: a dict, a model, JSON
+    text (or a Content holding it), nothing (no arguments). A required parameter of the
+    tool's declaration that the input lacks is taken from the state key of that name."""
+    value = node_input
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    elif isinstance(value, types.Content):
+        value = _as_text(value)
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip() else None
+        except ValueError:
+            value = node_input  # not JSON: refused below
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        raise TypeError(
+            f"The input to ToolNode must be a dictionary (or JSON text of one): node "
+            f"{node.name!r} got {type(node_input).__name__} {node_input!r}"
+        )
+    args = dict(value)
+    for name in _required_parameters(node.tool):
+        if name not in args and name in ctx.state:
+            args[name] = ctx.state[name]
+    return args
+
+
+def _required_parameters(tool: BaseTool) -> list[str]:
+    declaration = tool.declaration()
+    if declaration is None:
+        return []
+    if declaration.parameters is not None:
+        return list(declaration.parameters.required or [])
+    schema = declaration.parameters_json_schema
+    return list(schema.get("required") or []) if isinstance(schema, dict) else []
 
 
 def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> Any:
@@ -756,7 +856,7 @@ def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> 
         raise ValueError(
             f"the {what} of node {node.name!r} does not match {schema.__name__}: {problems}"
         ) from None
-    return parsed if what == "input" else parsed.model_dump(mode="json")
+    return parsed if what.startswith("input") else parsed.model_dump(mode="json")
 
 
 def _check_state(node: BaseNode, delta: dict[str, Any]) -> None:
