@@ -8,7 +8,6 @@ from google.genai import types
 
 from cairn import Agent, InMemoryRunner, LlmResponse
 from cairn.agents import CallbackHook
-from cairn.sessions import InMemorySessionService
 from cairn.testing import Call, ScriptedLlm
 
 
@@ -121,14 +120,3 @@ async def test_on_model_error_callback_gets_the_error_and_answers_for_the_model(
     events = await run(Agent(name="a", model=Broken(script=[]), on_model_error_callback=recover))
     assert events[-1].content.parts[0].text == "sorry: down"
 
-
-async def test_in_memory_sessions_answer_synchronously_too() -> None:
-    service = InMemorySessionService()
-    made = service.create_session_sync(app_name="app", user_id="u", state={"k": 1})
-    got = service.get_session_sync(app_name="app", user_id="u", session_id=made.id)
-    assert got is not None and got.state == {"k": 1}
-    assert [s.id for s in service.list_sessions_sync(app_name="app", user_id="u").sessions] == [
-        made.id
-    ]
-    service.delete_session_sync(app_name="app", user_id="u", session_id=made.id)
-    assert service.get_session_sync(app_name="app", user_id="u", session_id=made.id) is None
