@@ -68,10 +68,10 @@ DIFFERS: dict[str, str] = {
         "itself (stored events and state agree)"
     ),
     "agent_tool": (
-        "cairn keeps the AgentTool's inner run in the session log (branch "
-        "translator@cairn-<uuid>: the request and the translator's reply) between the call "
-        "and its response, so a pause inside it can resume from the log; ADK runs it in a "
-        "throwaway session and stores only the call and the response"
+        "deliberate (docs/porting-from-adk.md): the stored session keeps the AgentTool's "
+        "inner run (branch translator@cairn-<uuid>: the request and the translator's reply) "
+        "between the call and its response, so a pause inside it can resume from the log; "
+        "ADK runs it in a throwaway session (what the caller is given is the same)"
     ),
     "parallel_branches": (
         "the merger after a ParallelAgent: ADK shows it both branches' turns (3 contents), "
