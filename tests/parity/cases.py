@@ -68,10 +68,10 @@ DIFFERS: dict[str, str] = {
         "itself (stored events and state agree)"
     ),
     "agent_tool": (
-        "cairn keeps the AgentTool's inner run in the session log (branch "
-        "translator@cairn-<uuid>: the request and the translator's reply) between the call "
-        "and its response, so a pause inside it can resume from the log; ADK runs it in a "
-        "throwaway session and stores only the call and the response"
+        "deliberate (docs/porting-from-adk.md): the stored session keeps the AgentTool's "
+        "inner run (branch translator@cairn-<uuid>: the request and the translator's reply) "
+        "between the call and its response, so a pause inside it can resume from the log; "
+        "ADK runs it in a throwaway session (what the caller is given is the same)"
     ),
     "parallel_branches": (
         "the merger after a ParallelAgent: ADK shows it both branches' turns (3 contents), "
@@ -87,9 +87,6 @@ DIFFERS: dict[str, str] = {
         "FunctionResponse is taken as the final answer and the model is called once more on "
         "ADK (3 model calls); cairn calls the model 2 times"
     ),
-    "load_memory": (
-        "load_memory's memories: cairn's content parts carry every null Part field "
-        "(audio_metadata: null, ...), ADK's leave them out"
     ),
     "workflow_nested": (
         "a nested workflow's node events: ADK authors them with the node's name (transform), "

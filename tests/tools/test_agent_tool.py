@@ -71,9 +71,15 @@ async def test_the_child_answers_and_its_state_reaches_the_parent_session() -> N
     [response] = [e for e in events if e.get_function_responses() and e.author == "boss"]
     assert response.get_function_responses()[0].response == {"result": "Noted: buy milk."}
     assert events[-1].content.parts[0].text == "Done."
+    # As in ADK, the caller is given the call, its answer and the reply, not the child's work.
+    assert [e.author for e in events] == ["boss", "boss", "boss"]
     # The child works on a branch of its own, inside the caller's invocation; its events are
     # committed to the session (so a pause could resume), and so is the state it writes.
-    child_events = [e for e in events if e.branch == f"note_taker@{call_id}"]
+    session = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=SESSION
+    )
+    assert session is not None
+    child_events = [e for e in session.events if e.branch == f"note_taker@{call_id}"]
     assert [e.author for e in child_events] == ["boss", "note_taker", "note_taker", "note_taker"]
     assert await stored_state(runner) == {
         "topic": "shopping",
@@ -111,7 +117,7 @@ async def test_skip_summarization_ends_the_turn_with_the_result() -> None:
 
     events = await turn(runner, "say hi")
     assert len(parent_llm.requests) == 1
-    assert [e.author for e in events] == ["boss", "boss", "echo", "boss"]
+    assert [e.author for e in events] == ["boss", "boss"]
     response = events[-1]
     assert response.actions.skip_summarization is True
     assert response.is_final_response()

@@ -124,8 +124,10 @@ def test_a_result_that_is_not_a_dict_goes_under_result_as_in_adk() -> None:
     class Forecast(BaseModel):
         city: str
         celsius: int
+        note: str | None = None
 
     assert to_json_result({"city": "Paris"}) == {"city": "Paris"}
+    # A model's None fields are left out, as ADK's stored events leave them out.
     assert to_json_result(Forecast(city="Paris", celsius=21)) == {
         "result": {"city": "Paris", "celsius": 21}
     }

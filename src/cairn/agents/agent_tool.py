@@ -35,7 +35,8 @@ class AgentTool(BaseTool):
     own work, but reads and writes the session's state. Its events are
     committed to the session like any other (unlike ADK, whose AgentTool uses
     a throw-away session), so a child that pauses for a confirmation or a
-    long-running tool is resumed like its caller. The result is the agent's
+    long-running tool is resumed like its caller; as in ADK, the Runner's
+    caller is not given them, except a call the child pauses on. The result is the agent's
     last final reply: ``{"result": text}``, or the parsed dict when the agent
     has an ``output_schema``. ``skip_summarization=True`` ends the caller's
     turn with the tool's result instead of handing it back to the caller's model.
@@ -117,6 +118,7 @@ class AgentTool(BaseTool):
         if isinstance(message, dict):
             yield self._answer(ctx, call, caller, message)
             return
+        ctx.flags.agent_tool_branches.add(branch)
         child = dataclasses.replace(
             ctx, agent=self.agent, branch=branch, user_content=message, isolated=True
         )

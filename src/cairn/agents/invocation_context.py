@@ -15,6 +15,7 @@ from cairn.sessions.session import Session
 if TYPE_CHECKING:
     from cairn.agents.base_agent import BaseAgent
     from cairn.agents.context import Context
+    from cairn.events.event import Event
 
 
 class AgentHooks(Protocol):
@@ -40,6 +41,25 @@ class InvocationFlags:
     """An agent handed the conversation to an agent outside its own sub-tree (its parent,
     a peer): the agents running return, and the Runner runs that one next (never nested
     inside the agents that were running)."""
+    agent_tool_branches: set[str] = dataclasses.field(default_factory=set)
+    """Branches on which an ``AgentTool``'s agent runs in this invocation: their events are
+    committed to the log but not shown to the invocation's caller (see ``shows_caller``)."""
+
+    def shows_caller(self, event: Event) -> bool:
+        """Whether the caller of ``run_async`` is given ``event``.
+
+        As in ADK, the caller sees an ``AgentTool``'s call and its answer, not the work of
+        the agent inside it (which cairn stores, so that a pause inside can resume) — except
+        a pause: a call it waits on is the caller's to answer.
+        """
+        branch = event.branch
+        if branch is None or not self.agent_tool_branches:
+            return True
+        inside = any(
+            branch == tool_branch or branch.startswith(tool_branch + ".")
+            for tool_branch in self.agent_tool_branches
+        )
+        return not inside or bool(event.long_running_tool_ids)
 
 
 def new_invocation_id() -> str:

@@ -546,7 +546,9 @@ class Runner:
             agent_events = ctx.agent.run_async(ctx)
             try:
                 async for event in agent_events:
-                    yield await self._commit(ctx, event)
+                    committed = await self._commit(ctx, event)
+                    if ctx.flags.shows_caller(committed):
+                        yield committed
             finally:
                 await agent_events.aclose()
             # A hand-over outside the running agent's sub-tree (to its parent or a peer):

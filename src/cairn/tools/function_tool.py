@@ -178,9 +178,10 @@ LONG_RUNNING_NOTE: Final = (
 
 def to_json_result(result: Any) -> dict[str, Any]:
     """A tool's return value as the dict a FunctionResponse carries: a dict as it is, anything
-    else (a pydantic model too, as JSON) under ``"result"``, as ADK sends it."""
+    else (a pydantic model too, as JSON without its ``None`` fields) under ``"result"``,
+    as ADK sends it."""
     if isinstance(result, BaseModel):  # by field name, as ADK's models are (no aliases)
-        return {"result": result.model_dump(mode="json", by_alias=False)}
+        return {"result": result.model_dump(mode="json", by_alias=False, exclude_none=True)}
     if isinstance(result, dict):
         return result
     return {"result": result}
