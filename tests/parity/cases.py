@@ -87,7 +87,6 @@ DIFFERS: dict[str, str] = {
         "FunctionResponse is taken as the final answer and the model is called once more on "
         "ADK (3 model calls); cairn calls the model 2 times"
     ),
-    ),
     "workflow_nested": (
         "a nested workflow's node events: ADK authors them with the node's name (transform), "
         "cairn with the enclosing workflow's (outer)"

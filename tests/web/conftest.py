@@ -10,7 +10,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.support.databases import service_unavailable
+from tests.support.waiting import BOUND_SECONDS, wait_until
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -42,7 +42,7 @@ class Server:
 
     def client(self, api_key: str | None = None) -> httpx.Client:
         headers = {"X-API-Key": api_key} if api_key else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=10)
+        return httpx.Client(base_url=self.url, headers=headers, timeout=BOUND_SECONDS)
 
 
 def _free_port() -> int:
@@ -69,22 +69,22 @@ def _start_server(directory: Path, **extra_env: str) -> Iterator[Server]:
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited:\n{log.read_text(errors='replace')}")
+        try:
+            return httpx.get(f"{url}/index.html", timeout=BOUND_SECONDS).status_code == 200
+        except httpx.TransportError:
+            return False
+
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/index.html", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the server did not start:\n{log.read_text(errors='replace')}")
-            time.sleep(0.1)
+        wait_until(answers, f"the server at {url} answering (log: {log})")
         yield Server(url=url, log=log)
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=BOUND_SECONDS)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -127,7 +127,11 @@ def browser() -> Iterator[object]:
 def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
     """A page in a fresh context (its own localStorage); fails the test on a JavaScript error."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})  # type: ignore[attr-defined]
-    context.set_default_timeout(15_000)
+    from playwright.sync_api import expect
+
+    # Bounds that only say when to give up (tests.support.waiting), for actions and expect().
+    context.set_default_timeout(BOUND_SECONDS * 1000)
+    expect.set_options(timeout=BOUND_SECONDS * 1000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
