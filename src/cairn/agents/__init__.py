@@ -4,6 +4,7 @@ from cairn.agents.agent_tool import AgentTool
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import CallbackContext, Context, ToolContext
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from cairn.agents.llm_agent import Agent, LlmAgent
 from cairn.agents.loop_agent import LoopAgent
 from cairn.agents.parallel_agent import ParallelAgent
@@ -18,6 +19,8 @@ __all__ = [
     "CallbackContext",
     "Context",
     "InvocationContext",
+    "LiveRequest",
+    "LiveRequestQueue",
     "LlmAgent",
     "LoopAgent",
     "ParallelAgent",

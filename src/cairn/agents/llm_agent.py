@@ -31,6 +31,7 @@ from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.agents.sub_agent_runs import marker
 from cairn.agents.tool_calls import resume_point, run_calls, settle
+from cairn.errors import LiveStreamingNotSupportedError
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.events.llm_response_fields import LlmResponseFields
@@ -317,6 +318,11 @@ class LlmAgent(BaseAgent):
         return request
 
     # -- the loop -----------------------------------------------------------------------------
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """An LlmAgent cannot run live: cairn has no Gemini Live (bidirectional) mode."""
+        raise LiveStreamingNotSupportedError(what=f"agent {self.name!r} was asked to run live")
+        yield  # pragma: no cover - makes this an async generator
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         # A resumed invocation: go on from where this agent's events say it stopped.
         point = resume_point(ctx, self.name, set(self._delegates()))

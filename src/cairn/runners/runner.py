@@ -14,6 +14,7 @@ from google.genai import types
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.live_request_queue import LiveRequestQueue
 from cairn.agents.llm_agent import LlmAgent
 from cairn.agents.routing import find_agent_to_run
 from cairn.agents.run_config import RunConfig
@@ -23,6 +24,7 @@ from cairn.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from cairn.errors import (
     InvocationInterruptedError,
     InvocationNotFoundError,
+    LiveStreamingNotSupportedError,
     SessionNotFoundError,
 )
 from cairn.events.event import Event
@@ -243,6 +245,23 @@ class Runner:
                 async for event in events:
                     yield event
 
+    def run_live(
+        self,
+        *,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        live_request_queue: LiveRequestQueue | None = None,
+        run_config: RunConfig | None = None,
+        session: Session | None = None,
+    ) -> AsyncGenerator[Event, None]:
+        """ADK's live (bidirectional audio/video) run: cairn has none, so this raises
+        ``LiveStreamingNotSupportedError`` at once, naming what to use instead
+        (``run_async``, with ``StreamingMode.SSE`` for partial events)."""
+        where = session.id if session is not None else session_id
+        raise LiveStreamingNotSupportedError(
+            what=f"Runner.run_live was called (app {self.app_name!r}, session {where!r})"
+        )
+
     @contextlib.asynccontextmanager
     async def _hold(
         self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
@@ -347,6 +366,8 @@ class Runner:
                 credential_answers=credential_answers,
                 resumability_config=self.app.resumability_config if self.app else None,
             )
+            if continuing:  # ADK's in-memory view of the invocation's markers
+                ctx.populate_invocation_agent_states()
             user_event = await self._user_event(ctx, new_message, state_delta)
             if user_event is not None and answers is not None:
                 # An answer belongs to the branch of the calls it answers (a sub-agent's).
