@@ -122,13 +122,15 @@ class BaseAgent(BaseModel):
         changes = dict(update or {})
         if "parent_agent" in changes:
             raise ValueError(
-                "clone() cannot set parent_agent: an agent gets its parent when that parent "
+                "Cannot update `parent_agent` field in clone: an agent gets its parent when "
+                "that parent "
                 "is constructed with it in sub_agents=[...]"
             )
         unknown = sorted(set(changes) - set(type(self).model_fields))
         if unknown:
             raise ValueError(
-                f"clone() got names that are not fields of {type(self).__name__}: {unknown}; "
+                f"Cannot update nonexistent fields in {type(self).__name__}.clone(): "
+                f"{unknown}; "
                 f"its fields are {sorted(type(self).model_fields)}"
             )
         copy = self.model_copy(update=changes)
