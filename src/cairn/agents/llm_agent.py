@@ -29,7 +29,7 @@ from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
-from cairn.agents.sub_agent_runs import marker
+from cairn.agents.sub_agent_runs import marker, waiting_since
 from cairn.agents.tool_calls import resume_point, run_calls, settle
 from cairn.errors import LiveStreamingNotSupportedError
 from cairn.events.event import Event
@@ -361,16 +361,22 @@ class LlmAgent(BaseAgent):
                 target = self.root_agent.find_agent(actions.transfer_to_agent)
                 if target is None:
                     return
-                if ctx.is_resumable:
-                    yield marker(ctx, self, end=True)  # its part is done: ADK marks it here
                 if target is self or self.find_sub_agent(target.name) is None:
                     # Its parent or a peer: the agents running return and the Runner runs
                     # it, so an agent that is running is never run again inside itself.
+                    if ctx.is_resumable:
+                        yield marker(ctx, self, end=True)  # its part is done
                     ctx.flags.transfer_to = target.name
                     return
+                begun = len(ctx.session.events)
                 async with contextlib.aclosing(target.run_async(ctx)) as handed_over:
                     async for event in handed_over:
                         yield event
+                # As in ADK, an agent that handed over to its sub-agent is done when that
+                # sub-agent is: not while it waits for an answer.
+                paused = waiting_since(ctx.session.events, begun, ctx.invocation_id, ctx.branch)
+                if ctx.is_resumable and not paused and not ctx.end_invocation:
+                    yield marker(ctx, self, end=True)
                 return
             done = final.is_final_response() and not final.partial
             if ctx.is_resumable and (done or (actions.end_of_agent and self.mode == "task")):
