@@ -237,11 +237,18 @@ class BaseAgent(BaseModel):
         if ctx.end_invocation:
             return
         impl = self._run_live_impl(ctx) if live else self._run_async_impl(ctx)
-        async with contextlib.aclosing(impl) as produced:
-            async for event in produced:
-                yield self._fill_defaults(ctx, event)
-                if ctx.end_invocation:
-                    return
+        try:
+            async with contextlib.aclosing(impl) as produced:
+                async for event in produced:
+                    yield self._fill_defaults(ctx, event)
+                    if ctx.end_invocation:
+                        return
+        except Exception as error:
+            if ctx.plugin_manager is not None:  # plugins hear of it; the error goes on up
+                await ctx.plugin_manager.run_on_agent_error_callback(
+                    agent=self, callback_context=Context(ctx), error=error
+                )
+            raise
         after = await self._callback_event(ctx, before=False)
         if after is not None:
             yield after

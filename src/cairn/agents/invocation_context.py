@@ -28,6 +28,10 @@ class AgentHooks(Protocol):
         self, *, agent: BaseAgent, callback_context: Context
     ) -> types.Content | None: ...
 
+    async def run_on_agent_error_callback(
+        self, *, agent: BaseAgent, callback_context: Context, error: Exception
+    ) -> None: ...
+
 
 @dataclasses.dataclass
 class InvocationFlags:
