@@ -31,10 +31,26 @@ async def _call_agent_callbacks(
     if callbacks is None:
         return None
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        result: types.Content | None = await call_user_code(callback, ctx)
+        if _takes_callback_context(callback):  # ADK calls it by keyword
+            result: types.Content | None = await call_user_code(callback, callback_context=ctx)
+        else:
+            result = await call_user_code(callback, ctx)
         if result is not None:
             return result
     return None
+
+
+def _takes_callback_context(callback: Callable[..., Any]) -> bool:
+    """The callback has ADK's ``callback_context`` parameter (or takes ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.kind is p.VAR_KEYWORD
+        or (p.name == "callback_context" and p.kind is not p.POSITIONAL_ONLY)
+        for p in parameters
+    )
 
 
 _Agent = TypeVar("_Agent", bound="BaseAgent")
