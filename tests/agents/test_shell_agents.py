@@ -366,3 +366,19 @@ async def test_an_agent_that_handed_over_to_a_paused_sub_agent_is_not_marked_don
     assert paused[-1].long_running_tool_ids == {"ask-1"}
     ended = [e.author for e in await app.stored() if e.actions.end_of_agent]
     assert "root" not in ended  # root's hand-over is still running
+
+
+async def test_include_contents_none_shows_the_current_turn_from_the_agent_before() -> None:
+    collector_llm = ScriptedLlm(script=["The city is Lyon."])
+    writer_llm = ScriptedLlm(script=["Lyon, where rivers meet."])
+    root = SequentialAgent(
+        name="tagline",
+        sub_agents=[
+            Agent(name="collector", model=collector_llm),
+            Agent(name="writer", model=writer_llm, include_contents="none"),
+        ],
+    )
+    await Harness(root).send(said("I live in Lyon, write me a tagline"))
+    seen = " ".join(prompt_texts(writer_llm, 0))
+    assert "The city is Lyon." in seen  # the turn starts at the collector's reply
+    assert "I live in Lyon" not in seen  # the earlier user message is history

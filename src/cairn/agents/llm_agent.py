@@ -23,7 +23,7 @@ from cairn.agents.callbacks import (
     OnModelErrorCallback,
     OnToolErrorCallback,
 )
-from cairn.agents.contents import ContentsCache
+from cairn.agents.contents import ContentsCache, build_contents, current_turn_start
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
@@ -291,17 +291,29 @@ class LlmAgent(BaseAgent):
             request.config.response_mime_type = "application/json"
             request.config.response_json_schema = self.output_schema.model_json_schema()
         session = ctx.session
-        request.contents = self._contents.contents(
-            (session.app_name, session.user_id, session.id),
-            session.events,
-            agent_name=self.name,
-            branch=ctx.branch,
-            # A single_turn agent sees only its invocation (in which it got its request).
-            invocation_id=ctx.invocation_id
-            if self.include_contents == "none" or self.mode == "single_turn" or ctx.isolated
-            else None,
-            isolated=ctx.isolated,
-        )
+        if self.include_contents == "none":
+            # As in ADK: only the current turn, from the newest message of the user or reply
+            # of another agent (a later agent of a sequence sees what the one before said).
+            turn = session.events[current_turn_start(session.events, self.name, ctx.branch) :]
+            request.contents = build_contents(
+                turn,
+                agent_name=self.name,
+                branch=ctx.branch,
+                invocation_id=ctx.invocation_id,
+                isolated=ctx.isolated,
+            )
+        else:
+            request.contents = self._contents.contents(
+                (session.app_name, session.user_id, session.id),
+                session.events,
+                agent_name=self.name,
+                branch=ctx.branch,
+                # A single_turn agent sees only its invocation (in which it got its request).
+                invocation_id=ctx.invocation_id
+                if self.mode == "single_turn" or ctx.isolated
+                else None,
+                isolated=ctx.isolated,
+            )
         extra = ctx.run_config.model_input_context
         if extra:  # transient: before the invocation's request, never stored
             contents = list(request.contents)
