@@ -367,6 +367,10 @@ async def test_an_agent_that_handed_over_to_a_paused_sub_agent_is_not_marked_don
     ended = [e.author for e in await app.stored() if e.actions.end_of_agent]
     assert "root" not in ended  # root's hand-over is still running
 
+    resumed = await app.send(answer("ask-1", {"approved": True}))
+    ended = [e.author for e in resumed if e.actions.end_of_agent]
+    assert ended == ["worker", "steps", "qa", "root"]  # root is done once its sub-agent is
+
 
 async def test_include_contents_none_shows_the_current_turn_from_the_agent_before() -> None:
     collector_llm = ScriptedLlm(script=["The city is Lyon."])

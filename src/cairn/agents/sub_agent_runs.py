@@ -166,3 +166,26 @@ def marker(
             agent_state=None if end else state, end_of_agent=True if end else None
         ),
     )
+
+
+def unfinished_hand_overs(ctx: InvocationContext, agent: BaseAgent) -> list[BaseAgent]:
+    """The agents above ``agent``, innermost first, that handed the conversation down to it
+    (a ``transfer_to_agent`` in this invocation, run nested) and are not marked done yet:
+    when a resumed ``agent`` finishes, they are done too (ADK writes their end markers
+    then). Stops at the first ancestor that did not hand over."""
+    handed: set[str] = set()
+    ended: set[str] = set()
+    for event in ctx.session.events:
+        if event.invocation_id != ctx.invocation_id:
+            continue
+        if event.actions.transfer_to_agent:
+            handed.add(event.author)
+        if event.actions.end_of_agent:
+            ended.add(event.author)
+    found: list[BaseAgent] = []
+    current = agent.parent_agent
+    while current is not None and current.name in handed:
+        if current.name not in ended:
+            found.append(current)
+        current = current.parent_agent
+    return found

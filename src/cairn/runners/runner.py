@@ -18,6 +18,7 @@ from cairn.agents.live_request_queue import LiveRequestQueue
 from cairn.agents.llm_agent import LlmAgent
 from cairn.agents.routing import find_agent_to_run
 from cairn.agents.run_config import RunConfig
+from cairn.agents.sub_agent_runs import marker, unfinished_hand_overs, waiting_since
 from cairn.apps.app import App
 from cairn.apps.llm_event_summarizer import LlmEventSummarizer
 from cairn.artifacts.in_memory_artifact_service import InMemoryArtifactService
@@ -509,6 +510,7 @@ class Runner:
             event = Event(invocation_id=ctx.invocation_id, author="model", content=early_reply)
             yield await self._commit(ctx, event)
             return
+        resumed = ctx.agent is not self.agent
         while True:
             agent_events = ctx.agent.run_async(ctx)
             try:
@@ -516,6 +518,15 @@ class Runner:
                     yield await self._commit(ctx, event)
             finally:
                 await agent_events.aclose()
+            if resumed and ctx.is_resumable and not ctx.flags.transfer_to:
+                # A sub-agent resumed on its own finished: the agents that handed over to
+                # it (and run it nested) are done too; their end markers come now, as in ADK.
+                resumed = False
+                if not ctx.end_invocation and not waiting_since(
+                    ctx.session.events, 0, ctx.invocation_id, None
+                ):
+                    for ancestor in unfinished_hand_overs(ctx, ctx.agent):
+                        yield await self._commit(ctx, marker(ctx, ancestor, end=True))
             # A hand-over outside the running agent's sub-tree (to its parent or a peer):
             # the agents that were running have returned; the target runs here, not nested.
             target_name, ctx.flags.transfer_to = ctx.flags.transfer_to, None
