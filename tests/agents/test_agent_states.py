@@ -137,8 +137,27 @@ async def test_populating_from_the_log_gives_the_latest_marker_of_each_agent() -
                 actions=EventActions(agent_state={"current_sub_agent": "b"}),
             ),
             Event(invocation_id="other", author="b", actions=EventActions(end_of_agent=True)),
+            Event(
+                invocation_id="inv-1",
+                author="c",
+                content=types.Content(role="model", parts=[types.Part(text="hi")]),
+            ),
+            Event(
+                invocation_id="inv-1",
+                author="user",
+                content=types.Content(role="user", parts=[types.Part(text="hi")]),
+            ),
         ]
     )
     ctx.populate_invocation_agent_states()
-    assert ctx.agent_states == {"pipeline": {"current_sub_agent": "b"}}
-    assert ctx.end_of_agents == {"pipeline": False, "a": True}
+    assert ctx.agent_states == {"pipeline": {"current_sub_agent": "b"}, "c": {}}  # c started
+    assert ctx.end_of_agents == {"pipeline": False, "a": True, "c": False}
+
+
+async def test_without_resumability_there_is_nothing_to_populate() -> None:
+    ctx = await context_for(SequentialAgent(name="pipeline"), resumable=False)
+    ctx.session.events.append(
+        Event(invocation_id="inv-1", author="a", actions=EventActions(end_of_agent=True))
+    )
+    ctx.populate_invocation_agent_states()
+    assert ctx.agent_states == {} and ctx.end_of_agents == {}

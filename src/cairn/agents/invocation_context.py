@@ -170,7 +170,11 @@ class InvocationContext:
 
     def populate_invocation_agent_states(self) -> None:
         """Fill ``agent_states`` and ``end_of_agents`` from this invocation's markers in the
-        session (the Runner does it when an invocation is resumed)."""
+        session, as ADK does with a resumable App (the Runner does it when an invocation is
+        resumed; without resumability there are no markers and nothing is filled). An agent
+        that spoke without a marker gets an empty state: it started."""
+        if not self.is_resumable:
+            return
         for event in self.session.events:
             if event.invocation_id != self.invocation_id:
                 continue
@@ -180,3 +184,6 @@ class InvocationContext:
             elif event.actions.agent_state is not None:
                 self.agent_states[event.author] = dict(event.actions.agent_state)
                 self.end_of_agents[event.author] = False
+            elif event.content is not None and event.author != "user":
+                self.agent_states.setdefault(event.author, {})
+                self.end_of_agents.setdefault(event.author, False)
