@@ -59,9 +59,11 @@ def test_clone_rebinds_the_agents_own_method_callbacks() -> None:
 
 def test_clone_refuses_parent_agent_and_unknown_fields() -> None:
     agent = Agent(name="a")
-    with pytest.raises(ValueError, match="cannot set parent_agent"):
+    with pytest.raises(ValueError, match="Cannot update `parent_agent` field in clone"):
         agent.clone(update={"parent_agent": Agent(name="b")})
-    with pytest.raises(ValueError, match=r"not fields of LlmAgent: \['nope'\]"):
+    with pytest.raises(
+        ValueError, match=r"Cannot update nonexistent fields in LlmAgent.clone\(\): \[.nope.\]"
+    ):
         agent.clone(update={"nope": 1})
 
 

@@ -8,6 +8,7 @@ import pytest
 from google.genai import types
 
 from cairn import Agent, Event, InMemoryRunner
+from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.apps import ResumabilityConfig
 from cairn.memory import InMemoryMemoryService, MemoryEntry
@@ -84,3 +85,18 @@ async def test_invocation_context_takes_adks_resumability_config() -> None:
         session_service=sessions, invocation_id="e-2", agent=Agent(name="a"), session=session
     )
     assert not plain.is_resumable
+
+
+async def test_a_missing_service_is_named_in_adks_words_first() -> None:
+    service = InMemorySessionService()
+    session = await service.create_session(app_name="app", user_id="ann")
+    ctx = InvocationContext(
+        session_service=service, invocation_id="inv", agent=Agent(name="a"), session=session
+    )
+    context = Context(ctx)
+    with pytest.raises(ValueError, match=r"^Cannot add memory: memory service is not available\."):
+        await context.add_memory(memories=[])
+    with pytest.raises(ValueError, match=r"^Cannot add session to memory: memory service"):
+        await context.add_session_to_memory()
+    with pytest.raises(ValueError, match=r"^Artifact service is not initialized\. list_artifacts"):
+        await context.list_artifacts()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -127,3 +128,10 @@ async def test_labels_headers_and_model_input_context_reach_the_request_only() -
     stored = await runner.session_service.get_session(app_name="app", user_id="u", session_id="s")
     assert stored is not None
     assert "Today is Monday." not in str([e.content for e in stored.events])
+
+
+def test_adks_max_llm_calls_check_is_callable_on_the_class() -> None:
+    assert RunConfig.validate_max_llm_calls(100) == 100
+    assert RunConfig.validate_max_llm_calls(0) == 0  # no limit, with a warning
+    with pytest.raises(ValueError, match="max_llm_calls should be less than"):
+        RunConfig.validate_max_llm_calls(sys.maxsize)

@@ -348,3 +348,41 @@ async def test_a_loop_paused_in_its_second_round_resumes_in_that_round() -> None
         spoken = [shape(e) for e in resumed if e.content is not None]
         assert spoken == [("checker", "model: Approved.")]  # round 2 was the last round
         assert len(drafts.requests) == 2  # the writer ran once per round, never again
+
+
+async def test_an_agent_that_handed_over_to_a_paused_sub_agent_is_not_marked_done() -> None:
+    worker_llm = ScriptedLlm(script=[Call("ask_manager", id="ask-1", reason="audit"), "Done."])
+    worker = Agent(name="worker", model=worker_llm, tools=[LongRunningFunctionTool(ask_manager)])
+    loop = LoopAgent(
+        name="qa", sub_agents=[SequentialAgent(name="steps", sub_agents=[worker])], max_iterations=1
+    )
+    root = Agent(
+        name="root",
+        model=ScriptedLlm(script=[Call("transfer_to_agent", agent_name="qa"), "Bye."]),
+        sub_agents=[loop],
+    )
+    app = Harness(root, resumable=True)
+    paused = await app.send(said("audit this"))
+    assert paused[-1].long_running_tool_ids == {"ask-1"}
+    ended = [e.author for e in await app.stored() if e.actions.end_of_agent]
+    assert "root" not in ended  # root's hand-over is still running
+
+    resumed = await app.send(answer("ask-1", {"approved": True}))
+    ended = [e.author for e in resumed if e.actions.end_of_agent]
+    assert ended == ["worker", "steps", "qa", "root"]  # root is done once its sub-agent is
+
+
+async def test_include_contents_none_shows_the_current_turn_from_the_agent_before() -> None:
+    collector_llm = ScriptedLlm(script=["The city is Lyon."])
+    writer_llm = ScriptedLlm(script=["Lyon, where rivers meet."])
+    root = SequentialAgent(
+        name="tagline",
+        sub_agents=[
+            Agent(name="collector", model=collector_llm),
+            Agent(name="writer", model=writer_llm, include_contents="none"),
+        ],
+    )
+    await Harness(root).send(said("I live in Lyon, write me a tagline"))
+    seen = " ".join(prompt_texts(writer_llm, 0))
+    assert "The city is Lyon." in seen  # the turn starts at the collector's reply
+    assert "I live in Lyon" not in seen  # the earlier user message is history

@@ -78,10 +78,6 @@ DIFFERS: dict[str, str] = {
         "cairn only the user message (an agent without a branch does not see the parallel "
         "branches yet)"
     ),
-    "include_contents_none": (
-        "with include_contents='none' ADK shows the agent the latest other agent's turn as a "
-        "'For context:' user content; cairn shows only the current user message"
-    ),
     "long_running_tool": (
         "after the long-running tool's first return (status pending), the client's later "
         "FunctionResponse is taken as the final answer and the model is called once more on "

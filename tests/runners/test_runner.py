@@ -181,7 +181,7 @@ def test_app_name_and_agent_name_are_validated() -> None:
         Echo(name="has space")
     with pytest.raises(ValueError, match="reserved"):
         Echo(name="user")
-    with pytest.raises(ValueError, match="max_llm_calls must be less than"):
+    with pytest.raises(ValueError, match="max_llm_calls should be less than"):
         RunConfig(max_llm_calls=sys.maxsize)
 
 

@@ -5,6 +5,7 @@ from cairn.agents.base_agent import BaseAgent
 from cairn.agents.callback_hook import CallbackHook, CallbackInfo
 from cairn.agents.context import CallbackContext, Context, ToolContext
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from cairn.agents.llm_agent import Agent, LlmAgent
 from cairn.agents.loop_agent import LoopAgent
 from cairn.agents.parallel_agent import ParallelAgent
@@ -21,6 +22,8 @@ __all__ = [
     "CallbackInfo",
     "Context",
     "InvocationContext",
+    "LiveRequest",
+    "LiveRequestQueue",
     "LlmAgent",
     "LoopAgent",
     "ParallelAgent",

@@ -14,6 +14,7 @@ import cairn.telemetry as telemetry
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
+from cairn.events.event_actions import EventActions
 from cairn.sessions.config import GetSessionConfig
 from cairn.user_code import call_user_code
 
@@ -30,13 +31,30 @@ async def _call_agent_callbacks(
     if callbacks is None:
         return None
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        result: types.Content | None = await call_user_code(callback, ctx)
+        if _takes_callback_context(callback):  # ADK calls it by keyword
+            result: types.Content | None = await call_user_code(callback, callback_context=ctx)
+        else:
+            result = await call_user_code(callback, ctx)
         if result is not None:
             return result
     return None
 
 
+def _takes_callback_context(callback: Callable[..., Any]) -> bool:
+    """The callback has ADK's ``callback_context`` parameter (or takes ``**kwargs``)."""
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.kind is p.VAR_KEYWORD
+        or (p.name == "callback_context" and p.kind is not p.POSITIONAL_ONLY)
+        for p in parameters
+    )
+
+
 _Agent = TypeVar("_Agent", bound="BaseAgent")
+_State = TypeVar("_State", bound="BaseAgentState")
 
 
 class BaseAgentState(BaseModel):
@@ -120,13 +138,15 @@ class BaseAgent(BaseModel):
         changes = dict(update or {})
         if "parent_agent" in changes:
             raise ValueError(
-                "clone() cannot set parent_agent: an agent gets its parent when that parent "
+                "Cannot update `parent_agent` field in clone: an agent gets its parent when "
+                "that parent "
                 "is constructed with it in sub_agents=[...]"
             )
         unknown = sorted(set(changes) - set(type(self).model_fields))
         if unknown:
             raise ValueError(
-                f"clone() got names that are not fields of {type(self).__name__}: {unknown}; "
+                f"Cannot update nonexistent fields in {type(self).__name__}.clone(): "
+                f"{unknown}; "
                 f"its fields are {sorted(type(self).model_fields)}"
             )
         copy = self.model_copy(update=changes)
@@ -194,16 +214,37 @@ class BaseAgent(BaseModel):
         )
         yield  # pragma: no cover - makes this an async generator
 
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Override for a live (bidirectional) run: yield its events. As in ADK, an agent
+        that does not override it cannot run live (``NotImplementedError``). cairn's
+        ``LlmAgent`` has no live run (``LiveStreamingNotSupportedError``)."""
+        raise NotImplementedError(
+            f"agent {self.name!r} ({type(self).__name__}) does not implement "
+            "_run_live_impl(ctx), so it cannot run live; run it with run_async"
+        )
+        yield  # pragma: no cover - makes this an async generator
+
     async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
         """Run this agent, in an ``invoke_agent`` span: before callbacks, ``_run_async_impl``,
         after callbacks."""
         ctx = parent_context.for_agent(self)
         with telemetry.agent_span(ctx, self.name) as span:
-            async with telemetry.in_span(span, self._run_with_callbacks(ctx)) as events:
+            async with telemetry.in_span(span, self._run_with_callbacks(ctx, live=False)) as events:
                 async for event in events:
                     yield event
 
-    async def _run_with_callbacks(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    async def run_live(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """ADK's live entry point: as ``run_async`` (span, before and after callbacks) around
+        ``_run_live_impl``. Only agents that implement ``_run_live_impl`` run live."""
+        ctx = parent_context.for_agent(self)
+        with telemetry.agent_span(ctx, self.name) as span:
+            async with telemetry.in_span(span, self._run_with_callbacks(ctx, live=True)) as events:
+                async for event in events:
+                    yield event
+
+    async def _run_with_callbacks(
+        self, ctx: InvocationContext, *, live: bool
+    ) -> AsyncGenerator[Event, None]:
         before = await self._callback_event(ctx, before=True)
         if before is not None:
             yield before
@@ -211,14 +252,42 @@ class BaseAgent(BaseModel):
                 return
         if ctx.end_invocation:
             return
-        async with contextlib.aclosing(self._run_async_impl(ctx)) as produced:
-            async for event in produced:
-                yield self._fill_defaults(ctx, event)
-                if ctx.end_invocation:
-                    return
+        impl = self._run_live_impl(ctx) if live else self._run_async_impl(ctx)
+        try:
+            async with contextlib.aclosing(impl) as produced:
+                async for event in produced:
+                    yield self._fill_defaults(ctx, event)
+                    if ctx.end_invocation:
+                        return
+        except Exception as error:
+            if ctx.plugin_manager is not None:  # plugins hear of it; the error goes on up
+                await ctx.plugin_manager.run_on_agent_error_callback(
+                    agent=self, callback_context=Context(ctx), error=error
+                )
+            raise
         after = await self._callback_event(ctx, before=False)
         if after is not None:
             yield after
+
+    def _load_agent_state(self, ctx: InvocationContext, state_type: type[_State]) -> _State | None:
+        """This agent's state in ``ctx.agent_states`` (ADK's in-memory view of the
+        ``agent_state`` markers) as ``state_type``; None when it has none."""
+        saved = ctx.agent_states.get(self.name)
+        return None if saved is None else state_type.model_validate(saved)
+
+    def _create_agent_state_event(self, ctx: InvocationContext) -> Event:
+        """ADK's content-less marker event carrying what ``ctx`` holds for this agent: its
+        state, or that it is done (``end_of_agent``)."""
+        ended = ctx.end_of_agents.get(self.name, False)
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            actions=EventActions(
+                agent_state=None if ended else ctx.agent_states.get(self.name),
+                end_of_agent=True if ended else None,
+            ),
+        )
 
     def _fill_defaults(self, ctx: InvocationContext, event: Event) -> Event:
         if not event.invocation_id:

@@ -135,6 +135,26 @@ def _pick(
     return _as_context(event)
 
 
+def current_turn_start(events: Sequence[Event], agent_name: str, branch: str | None) -> int:
+    """Where the current turn of ``agent_name`` begins, as ADK's ``include_contents='none'``
+    reads it: at the newest message of the user or reply of another agent that the agent
+    can see (0 when there is none). A user event holding only answers to calls does not
+    start a turn: the calls it answers stay with it."""
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        content = event.content
+        if content is None or not content.parts or event.partial:
+            continue
+        if event.branch is not None and not _in_branch(event.branch, branch):
+            continue
+        if event.author == "user":
+            if not _only_responses(content):
+                return index
+        elif event.author != agent_name:
+            return index
+    return 0
+
+
 def build_contents(
     events: Sequence[Event],
     *,

@@ -198,7 +198,8 @@ class Context:
         service = self._invocation_context.credential_service
         if service is None:
             raise ValueError(
-                "save_credential() needs a credential service: give the Runner "
+                "Credential service is not initialized: save_credential() needs one; give "
+                "the Runner "
                 "credential_service=InMemoryCredentialService() or "
                 "SessionStoreCredentialService(session_service)"
             )
@@ -224,8 +225,8 @@ class Context:
         session = self.session
         version = int(
             await service.save_artifact(
-                app_name=session.app_name,
-                user_id=session.user_id,
+                app_name=self._invocation_context.app_name,
+                user_id=self._invocation_context.user_id,
                 session_id=session.id,
                 filename=filename,
                 artifact=artifact,
@@ -240,8 +241,8 @@ class Context:
         service = self._artifact_service("load_artifact")
         session = self.session
         found: types.Part | None = await service.load_artifact(
-            app_name=session.app_name,
-            user_id=session.user_id,
+            app_name=self._invocation_context.app_name,
+            user_id=self._invocation_context.user_id,
             session_id=session.id,
             filename=filename,
             version=version,
@@ -253,7 +254,9 @@ class Context:
         service = self._artifact_service("list_artifacts")
         session = self.session
         found: list[str] = await service.list_artifact_keys(
-            app_name=session.app_name, user_id=session.user_id, session_id=session.id
+            app_name=self._invocation_context.app_name,
+            user_id=self._invocation_context.user_id,
+            session_id=session.id,
         )
         return found
 

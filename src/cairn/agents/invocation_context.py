@@ -13,7 +13,7 @@ from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.session import Session
 
 if TYPE_CHECKING:
-    from cairn.agents.base_agent import BaseAgent
+    from cairn.agents.base_agent import BaseAgent, BaseAgentState
     from cairn.agents.context import Context
     from cairn.events.event import Event
 
@@ -28,6 +28,10 @@ class AgentHooks(Protocol):
     async def run_after_agent_callback(
         self, *, agent: BaseAgent, callback_context: Context
     ) -> types.Content | None: ...
+
+    async def run_on_agent_error_callback(
+        self, *, agent: BaseAgent, callback_context: Context, error: Exception
+    ) -> None: ...
 
 
 @dataclasses.dataclass
@@ -117,6 +121,13 @@ class InvocationContext:
     """Metadata shared by every step of the invocation (``Context.custom_metadata``); starts
     as a copy of ``run_config.custom_metadata``."""
 
+    agent_states: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    """ADK's in-memory view of the ``agent_state`` markers, by agent name: what each agent
+    recorded of its progress in this invocation (shared with the other views). A shell
+    agent whose run the log does not show resumes from its entry here."""
+    end_of_agents: dict[str, bool] = dataclasses.field(default_factory=dict)
+    """The agents that finished in this invocation (their ``end_of_agent`` markers)."""
+
     def __post_init__(self) -> None:
         if self.custom_metadata is None:  # a new invocation, not another agent's view of it
             self.custom_metadata = dict(self.run_config.custom_metadata or {})
@@ -146,3 +157,53 @@ class InvocationContext:
     def for_agent(self, agent: BaseAgent) -> InvocationContext:
         """This context with ``agent`` as the running agent (same session and invocation)."""
         return dataclasses.replace(self, agent=agent)
+
+    def set_agent_state(
+        self,
+        agent_name: str,
+        agent_state: BaseAgentState | None = None,
+        end_of_agent: bool = False,
+    ) -> None:
+        """Record ``agent_name``'s progress, as ADK does: its state (it goes on), that it is
+        done (``end_of_agent=True``, its state dropped), or neither (both forgotten)."""
+        if end_of_agent:
+            self.end_of_agents[agent_name] = True
+            self.agent_states.pop(agent_name, None)
+        elif agent_state is not None:
+            self.agent_states[agent_name] = agent_state.model_dump(mode="json")
+            self.end_of_agents[agent_name] = False
+        else:
+            self.end_of_agents.pop(agent_name, None)
+            self.agent_states.pop(agent_name, None)
+
+    def reset_sub_agent_states(self, agent_name: str) -> None:
+        """Forget what the agents below ``agent_name`` recorded (a loop's next round)."""
+        agent = self.agent.root_agent.find_agent(agent_name)
+        if agent is None:
+            return
+        stack = list(agent.sub_agents)
+        while stack:
+            child = stack.pop()
+            self.agent_states.pop(child.name, None)
+            self.end_of_agents.pop(child.name, None)
+            stack.extend(child.sub_agents)
+
+    def populate_invocation_agent_states(self) -> None:
+        """Fill ``agent_states`` and ``end_of_agents`` from this invocation's markers in the
+        session, as ADK does with a resumable App (the Runner does it when an invocation is
+        resumed; without resumability there are no markers and nothing is filled). An agent
+        that spoke without a marker gets an empty state: it started."""
+        if not self.is_resumable:
+            return
+        for event in self.session.events:
+            if event.invocation_id != self.invocation_id:
+                continue
+            if event.actions.end_of_agent:
+                self.end_of_agents[event.author] = True
+                self.agent_states.pop(event.author, None)
+            elif event.actions.agent_state is not None:
+                self.agent_states[event.author] = dict(event.actions.agent_state)
+                self.end_of_agents[event.author] = False
+            elif event.content is not None and event.author != "user":
+                self.agent_states.setdefault(event.author, {})
+                self.end_of_agents.setdefault(event.author, False)

@@ -25,14 +25,15 @@ from cairn.agents.callbacks import (
     OnModelErrorCallback,
     OnToolErrorCallback,
 )
-from cairn.agents.contents import ContentsCache
+from cairn.agents.contents import ContentsCache, build_contents, current_turn_start
 from cairn.agents.context import Context
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
-from cairn.agents.sub_agent_runs import marker
+from cairn.agents.sub_agent_runs import marker, waiting_since
 from cairn.agents.tool_calls import resume_point, run_calls, settle
+from cairn.errors import LiveStreamingNotSupportedError
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.events.llm_response_fields import LlmResponseFields
@@ -325,17 +326,29 @@ class LlmAgent(BaseAgent):
             request.config.response_mime_type = "application/json"
             request.config.response_json_schema = self.output_schema.model_json_schema()
         session = ctx.session
-        request.contents = self._contents.contents(
-            (session.app_name, session.user_id, session.id),
-            session.events,
-            agent_name=self.name,
-            branch=ctx.branch,
-            # A single_turn agent sees only its invocation (in which it got its request).
-            invocation_id=ctx.invocation_id
-            if self.include_contents == "none" or self.mode == "single_turn" or ctx.isolated
-            else None,
-            isolated=ctx.isolated,
-        )
+        if self.include_contents == "none":
+            # As in ADK: only the current turn, from the newest message of the user or reply
+            # of another agent (a later agent of a sequence sees what the one before said).
+            turn = session.events[current_turn_start(session.events, self.name, ctx.branch) :]
+            request.contents = build_contents(
+                turn,
+                agent_name=self.name,
+                branch=ctx.branch,
+                invocation_id=ctx.invocation_id,
+                isolated=ctx.isolated,
+            )
+        else:
+            request.contents = self._contents.contents(
+                (session.app_name, session.user_id, session.id),
+                session.events,
+                agent_name=self.name,
+                branch=ctx.branch,
+                # A single_turn agent sees only its invocation (in which it got its request).
+                invocation_id=ctx.invocation_id
+                if self.mode == "single_turn" or ctx.isolated
+                else None,
+                isolated=ctx.isolated,
+            )
         extra = ctx.run_config.model_input_context
         if extra:  # transient: before the invocation's request, never stored
             contents = list(request.contents)
@@ -355,6 +368,11 @@ class LlmAgent(BaseAgent):
         return request
 
     # -- the loop -----------------------------------------------------------------------------
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """An LlmAgent cannot run live: cairn has no Gemini Live (bidirectional) mode."""
+        raise LiveStreamingNotSupportedError(what=f"agent {self.name!r} was asked to run live")
+        yield  # pragma: no cover - makes this an async generator
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         # A resumed invocation: go on from where this agent's events say it stopped.
         point = resume_point(ctx, self.name, set(self._delegates()))
@@ -393,16 +411,22 @@ class LlmAgent(BaseAgent):
                 target = self.root_agent.find_agent(actions.transfer_to_agent)
                 if target is None:
                     return
-                if ctx.is_resumable:
-                    yield marker(ctx, self, end=True)  # its part is done: ADK marks it here
                 if target is self or self.find_sub_agent(target.name) is None:
                     # Its parent or a peer: the agents running return and the Runner runs
                     # it, so an agent that is running is never run again inside itself.
+                    if ctx.is_resumable:
+                        yield marker(ctx, self, end=True)  # its part is done
                     ctx.flags.transfer_to = target.name
                     return
+                begun = len(ctx.session.events)
                 async with contextlib.aclosing(target.run_async(ctx)) as handed_over:
                     async for event in handed_over:
                         yield event
+                # As in ADK, an agent that handed over to its sub-agent is done when that
+                # sub-agent is: not while it waits for an answer.
+                paused = waiting_since(ctx.session.events, begun, ctx.invocation_id, ctx.branch)
+                if ctx.is_resumable and not paused and not ctx.end_invocation:
+                    yield marker(ctx, self, end=True)
                 return
             done = final.is_final_response() and not final.partial
             if ctx.is_resumable and (done or (actions.end_of_agent and self.mode == "task")):

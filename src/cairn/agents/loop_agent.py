@@ -8,7 +8,13 @@ from collections.abc import AsyncGenerator
 
 from cairn.agents.base_agent import BaseAgent, BaseAgentState
 from cairn.agents.invocation_context import InvocationContext
-from cairn.agents.sub_agent_runs import in_scope, marker, progress, waiting_since
+from cairn.agents.sub_agent_runs import (
+    in_scope,
+    marker,
+    progress,
+    saved_start,
+    waiting_since,
+)
 from cairn.events.event import Event
 
 
@@ -42,6 +48,9 @@ class LoopAgent(BaseAgent):
         latest = found.runs[-1] if found.runs else None
         first = latest.index if latest is not None else 0
         begun = latest.start if latest is not None else None
+        saved = saved_start(ctx, self) if latest is None else None
+        if saved is not None:  # resumed from ctx.agent_states: that sub-agent goes on
+            (first, rounds), begun = saved, len(ctx.session.events)
         escalated = False
         while not escalated and (self.max_iterations is None or rounds < self.max_iterations):
             for child in self.sub_agents[first:]:
@@ -53,13 +62,14 @@ class LoopAgent(BaseAgent):
                 child_ctx = dataclasses.replace(ctx, run_start=begun)
                 async with contextlib.aclosing(child.run_async(child_ctx)) as events:
                     async for event in events:
+                        escalated = escalated or bool(event.actions.escalate)
                         yield event
                 if ctx.end_invocation or ctx.flags.transfer_to:
                     return
                 events_now = ctx.session.events
                 if waiting_since(events_now, begun, ctx.invocation_id, ctx.branch):
                     return  # paused: the loop goes on when the answer comes
-                escalated = any(
+                escalated = escalated or any(
                     event.actions.escalate
                     for event in events_now[begun:]
                     if event.invocation_id == ctx.invocation_id and in_scope(event, ctx.branch)
@@ -69,6 +79,7 @@ class LoopAgent(BaseAgent):
                     break
             first = 0
             rounds += 1
+            ctx.reset_sub_agent_states(self.name)  # the next round starts its sub-agents anew
         if ctx.is_resumable:
             yield marker(ctx, self, end=True)
 

@@ -50,16 +50,20 @@ class ParallelAgent(BaseAgent):
             if event.author == self.name and event.actions.end_of_agent:
                 return  # done already in this invocation
             resuming = resuming or event.author in mine
+        saved = not resuming and self.name in ctx.agent_states
         if not resuming:
             begun = len(events)
-            if ctx.is_resumable:
+            if ctx.is_resumable and not saved:
                 yield marker(ctx, self, state={})
+        # Resumed from ctx.agent_states (ADK's in-memory markers): the sub-agents recorded
+        # there as done do not run again.
         runs = [
             child.run_async(
                 dataclasses.replace(ctx, branch=child_branch(ctx, self, child), run_start=begun)
             )
             for child in self.sub_agents
             if not (resuming and self._finished(ctx, child, begun))
+            and not (saved and ctx.end_of_agents.get(child.name))
         ]
         names = {child.name for child in self.sub_agents}
         async with contextlib.aclosing(_merged(runs, names)) as merged:

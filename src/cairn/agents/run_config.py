@@ -138,14 +138,17 @@ class RunConfig(BaseModel):
 
     @field_validator("max_llm_calls")
     @classmethod
-    def _bounded(cls, value: int) -> int:
+    def validate_max_llm_calls(cls, value: int) -> int:
+        """ADK's check of ``max_llm_calls``: below ``sys.maxsize``; zero or less (no limit)
+        is allowed, with a warning."""
         if value >= sys.maxsize:
-            raise ValueError(f"max_llm_calls must be less than {sys.maxsize}; pass 0 for no limit")
+            raise ValueError(
+                f"max_llm_calls should be less than {sys.maxsize}. Pass 0 (or less) for no limit."
+            )
         if value <= 0:
             logger.warning(
-                "RunConfig(max_llm_calls=%d): no limit on model calls in an invocation; a model "
-                "that keeps calling tools will not be stopped",
-                value,
+                f"RunConfig(max_llm_calls={value}): no limit on model calls in an invocation; "
+                "a model that keeps calling tools will not be stopped"
             )
         return value
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator
 
 from cairn.agents.base_agent import BaseAgent, BaseAgentState
 from cairn.agents.invocation_context import InvocationContext
-from cairn.agents.sub_agent_runs import marker, progress, waiting_since
+from cairn.agents.sub_agent_runs import marker, progress, saved_start, waiting_since
 from cairn.events.event import Event
 
 
@@ -37,6 +37,9 @@ class SequentialAgent(BaseAgent):
         latest = found.runs[-1] if found.runs else None
         first = latest.index if latest is not None else 0
         begun = latest.start if latest is not None else None
+        saved = saved_start(ctx, self) if latest is None else None
+        if saved is not None:  # resumed from ctx.agent_states: that sub-agent goes on
+            first, begun = saved[0], len(ctx.session.events)
         for child in self.sub_agents[first:]:
             if begun is None:
                 begun = len(ctx.session.events)
@@ -54,6 +57,15 @@ class SequentialAgent(BaseAgent):
             begun = None
         if ctx.is_resumable:
             yield marker(ctx, self, end=True)
+
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """A live run: each sub-agent's live run, in order (as ADK's)."""
+        for child in self.sub_agents:
+            async with contextlib.aclosing(child.run_live(ctx)) as events:
+                async for event in events:
+                    yield event
+            if ctx.end_invocation:
+                return
 
 
 __all__ = ["SequentialAgent", "SequentialAgentState"]

@@ -113,6 +113,19 @@ def progress(ctx: InvocationContext, agent: BaseAgent) -> Progress:
     return found
 
 
+def saved_start(ctx: InvocationContext, agent: BaseAgent) -> tuple[int, int] | None:
+    """Where ``agent`` resumes from its entry in ``ctx.agent_states`` (ADK's in-memory
+    markers, e.g. set by the caller), when the log shows none of its current run: the index
+    of the sub-agent named ``current_sub_agent`` and the loop rounds finished
+    (``times_looped``). None when it has no such entry (an empty one is ADK's placeholder)."""
+    saved = ctx.agent_states.get(agent.name) or {}
+    names = [child.name for child in agent.sub_agents]
+    current = saved.get("current_sub_agent")
+    if current not in names:
+        return None
+    return names.index(current), int(saved.get("times_looped", 0))
+
+
 def waiting_since(
     events: Sequence[Event], start: int, invocation_id: str, branch: str | None
 ) -> bool:
@@ -137,7 +150,14 @@ def marker(
     end: bool = False,
 ) -> Event:
     """ADK's content-less marker event: the agent's state (the sub-agent about to run), or
-    that it is done. Written only with a resumable App, as ADK writes it."""
+    that it is done. Written only with a resumable App, as ADK writes it; ``ctx``'s
+    ``agent_states`` and ``end_of_agents`` (ADK's in-memory view) record it too."""
+    if end:
+        ctx.end_of_agents[agent.name] = True
+        ctx.agent_states.pop(agent.name, None)
+    else:
+        ctx.agent_states[agent.name] = dict(state or {})
+        ctx.end_of_agents[agent.name] = False
     return Event(
         invocation_id=ctx.invocation_id,
         author=agent.name,
@@ -146,3 +166,26 @@ def marker(
             agent_state=None if end else state, end_of_agent=True if end else None
         ),
     )
+
+
+def unfinished_hand_overs(ctx: InvocationContext, agent: BaseAgent) -> list[BaseAgent]:
+    """The agents above ``agent``, innermost first, that handed the conversation down to it
+    (a ``transfer_to_agent`` in this invocation, run nested) and are not marked done yet:
+    when a resumed ``agent`` finishes, they are done too (ADK writes their end markers
+    then). Stops at the first ancestor that did not hand over."""
+    handed: set[str] = set()
+    ended: set[str] = set()
+    for event in ctx.session.events:
+        if event.invocation_id != ctx.invocation_id:
+            continue
+        if event.actions.transfer_to_agent:
+            handed.add(event.author)
+        if event.actions.end_of_agent:
+            ended.add(event.author)
+    found: list[BaseAgent] = []
+    current = agent.parent_agent
+    while current is not None and current.name in handed:
+        if current.name not in ended:
+            found.append(current)
+        current = current.parent_agent
+    return found

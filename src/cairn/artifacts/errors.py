@@ -37,7 +37,8 @@ class ArtifactServiceMissingError(CairnError, ValueError):
         self.operation = operation
         self.agent_name = agent_name
         super().__init__(
-            f"{operation}() in agent {agent_name!r} needs an artifact service, and the Runner "
+            f"Artifact service is not initialized. {operation}() in agent {agent_name!r} needs "
+            "an artifact service, and the Runner "
             "has none: give the Runner artifact_service=InMemoryArtifactService(), "
             "FileArtifactService(root) or SessionStoreArtifactService(session_service) "
             "(InMemoryRunner has an in-memory one)."

@@ -393,3 +393,21 @@ class StoreDamagedError(CairnError, RuntimeError):
             f"(or point --store at another file), then check it with `cairn verify --store "
             f"{path}`."
         )
+
+
+class LiveStreamingNotSupportedError(CairnError, NotImplementedError):
+    """A live (bidirectional audio/video, Gemini Live) run was asked for: cairn has none.
+
+    ``Runner.run_live`` and an ``LlmAgent``'s live run raise it. Use ``Runner.run_async``
+    (or ``run_sse`` in the web server), with ``RunConfig(streaming_mode=StreamingMode.SSE)``
+    for partial events as the model writes.
+    """
+
+    def __init__(self, *, what: str) -> None:
+        self.what = what
+        super().__init__(
+            f"{what}: cairn does not support Gemini Live bidirectional (audio/video) streaming. "
+            "Run the agent with Runner.run_async(...) instead, with "
+            "RunConfig(streaming_mode=StreamingMode.SSE) to get partial events as the model "
+            "writes (docs/porting-from-adk.md)."
+        )

@@ -53,13 +53,24 @@ class EmbeddingMismatchError(CairnError, ValueError):
         )
 
 
+_WHAT_NEEDS_MEMORY = {
+    "add_session_to_memory": "Cannot add session to memory",
+    "add_events_to_memory": "Cannot add events to memory",
+    "add_memory": "Cannot add memory",
+    "search_memory": "Cannot search memory",
+}
+"""ADK's words for each operation, which its messages (and so porting users' checks) start with."""
+
+
 class MemoryServiceMissingError(CairnError, ValueError):
     """A context was asked to search or add memory, but the Runner has no memory service."""
 
     def __init__(self, operation: str, agent_name: str) -> None:
         self.operation = operation
         self.agent_name = agent_name
+        what = _WHAT_NEEDS_MEMORY.get(operation, "Cannot use memory")
         super().__init__(
+            f"{what}: memory service is not available. "
             f"{operation}() in agent {agent_name!r} needs a memory service, and the Runner has "
             "none: give the Runner memory_service=InMemoryMemoryService() (or "
             "SqliteMemoryService / PostgresMemoryService)."

@@ -51,6 +51,13 @@ class BasePlugin:
     ) -> types.Content | None:
         return None
 
+    async def on_agent_error_callback(
+        self, *, agent: BaseAgent, callback_context: Context, error: Exception
+    ) -> None:
+        """An exception escaped ``agent``'s run (its after callbacks do not run). A
+        notification only, as in ADK: the error is raised on after every plugin saw it."""
+        return None
+
     async def close(self) -> None:
         """Release what the plugin holds; called by ``Runner.close()``."""
         return None

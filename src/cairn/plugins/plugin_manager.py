@@ -99,6 +99,27 @@ class PluginManager:
             ),
         )
 
+    async def run_on_agent_error_callback(
+        self, *, agent: BaseAgent, callback_context: Context, error: Exception
+    ) -> None:
+        """Tell every plugin that ``error`` escaped ``agent``'s run. A plugin's own failure
+        here is logged, never raised: the agent's error is the one the caller sees."""
+        for plugin in self.plugins:
+            try:
+                await call_user_code(
+                    plugin.on_agent_error_callback,
+                    agent=agent,
+                    callback_context=callback_context,
+                    error=error,
+                )
+            except Exception:
+                logger.exception(
+                    "plugin %r failed in on_agent_error_callback for agent %r; the agent's "
+                    "own error is raised",
+                    plugin.name,
+                    agent.name,
+                )
+
     async def close(self, timeout: float = 5.0) -> None:
         """Close every plugin, each within ``timeout`` seconds; failures are logged, not raised."""
         for plugin in self.plugins:

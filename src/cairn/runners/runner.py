@@ -14,15 +14,18 @@ from google.genai import types
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.live_request_queue import LiveRequestQueue
 from cairn.agents.llm_agent import LlmAgent
 from cairn.agents.routing import find_agent_to_run
 from cairn.agents.run_config import RunConfig
+from cairn.agents.sub_agent_runs import marker, unfinished_hand_overs, waiting_since
 from cairn.apps.app import App
 from cairn.apps.llm_event_summarizer import LlmEventSummarizer
 from cairn.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from cairn.errors import (
     InvocationInterruptedError,
     InvocationNotFoundError,
+    LiveStreamingNotSupportedError,
     SessionNotFoundError,
 )
 from cairn.events.event import Event
@@ -243,6 +246,23 @@ class Runner:
                 async for event in events:
                     yield event
 
+    def run_live(
+        self,
+        *,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        live_request_queue: LiveRequestQueue | None = None,
+        run_config: RunConfig | None = None,
+        session: Session | None = None,
+    ) -> AsyncGenerator[Event, None]:
+        """ADK's live (bidirectional audio/video) run: cairn has none, so this raises
+        ``LiveStreamingNotSupportedError`` at once, naming what to use instead
+        (``run_async``, with ``StreamingMode.SSE`` for partial events)."""
+        where = session.id if session is not None else session_id
+        raise LiveStreamingNotSupportedError(
+            what=f"Runner.run_live was called (app {self.app_name!r}, session {where!r})"
+        )
+
     @contextlib.asynccontextmanager
     async def _hold(
         self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
@@ -347,6 +367,8 @@ class Runner:
                 credential_answers=credential_answers,
                 resumability_config=self.app.resumability_config if self.app else None,
             )
+            if continuing:  # ADK's in-memory view of the invocation's markers
+                ctx.populate_invocation_agent_states()
             user_event = await self._user_event(ctx, new_message, state_delta)
             if user_event is not None and answers is not None:
                 # An answer belongs to the branch of the calls it answers (a sub-agent's).
@@ -542,6 +564,7 @@ class Runner:
             event = Event(invocation_id=ctx.invocation_id, author="model", content=early_reply)
             yield await self._commit(ctx, event)
             return
+        resumed = ctx.agent is not self.agent
         while True:
             agent_events = ctx.agent.run_async(ctx)
             try:
@@ -551,6 +574,15 @@ class Runner:
                         yield committed
             finally:
                 await agent_events.aclose()
+            if resumed and ctx.is_resumable and not ctx.flags.transfer_to:
+                # A sub-agent resumed on its own finished: the agents that handed over to
+                # it (and run it nested) are done too; their end markers come now, as in ADK.
+                resumed = False
+                if not ctx.end_invocation and not waiting_since(
+                    ctx.session.events, 0, ctx.invocation_id, None
+                ):
+                    for ancestor in unfinished_hand_overs(ctx, ctx.agent):
+                        yield await self._commit(ctx, marker(ctx, ancestor, end=True))
             # A hand-over outside the running agent's sub-tree (to its parent or a peer):
             # the agents that were running have returned; the target runs here, not nested.
             target_name, ctx.flags.transfer_to = ctx.flags.transfer_to, None
