@@ -119,4 +119,3 @@ async def test_on_model_error_callback_gets_the_error_and_answers_for_the_model(
 
     events = await run(Agent(name="a", model=Broken(script=[]), on_model_error_callback=recover))
     assert events[-1].content.parts[0].text == "sorry: down"
-
