@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from cairn.artifacts import (
 from cairn.sessions import InMemorySessionService, SqliteSessionService
 from cairn.testing import Call, ScriptedLlm
 from cairn.tools import FunctionTool, load_artifacts
+from cairn.tools.load_artifacts_tool import LoadArtifactsTool
 
 
 def message(value: str) -> types.Content:
@@ -168,7 +171,11 @@ async def test_the_load_artifacts_tool_shows_the_model_what_it_asks_for() -> Non
     assert "load_artifacts" in [d.name for d in first.function_declarations]
     assert '["notes.md", "user:photo.png"]' in first.system_instruction_text
     assert "Buy milk." not in first.system_instruction_text
-    assert "Artifact 'notes.md' is:\n# Notes\nBuy milk." in second.system_instruction_text
+    # As in ADK, the next request carries the artifact as a user content after the result.
+    assert "Buy milk." not in second.system_instruction_text
+    shown = second.contents[-1]
+    assert shown.role == "user"
+    assert [p.text for p in shown.parts] == ["Artifact notes.md is:", "# Notes\nBuy milk."]
     responses = [
         p.function_response
         for e in events
@@ -190,3 +197,87 @@ async def test_the_load_artifacts_tool_without_artifacts_adds_no_instruction() -
     await runner.session_service.create_session(app_name="d", user_id="u", session_id="s")
     await run(runner, "hi")
     assert "artifacts" not in llm.requests[0].system_instruction_text
+
+
+async def shown_to_model(tool: LoadArtifactsTool, filename: str, part: types.Part) -> types.Part:
+    """What the model is shown for ``filename`` after asking load_artifacts for it."""
+    llm = ScriptedLlm(script=[Call("load_artifacts", artifact_names=[filename]), "ok"])
+    runner = InMemoryRunner(agent=LlmAgent(name="r", model=llm, tools=[tool]), app_name="d")
+    await runner.session_service.create_session(app_name="d", user_id="u", session_id="s")
+    await runner.artifact_service.save_artifact(
+        app_name="d", user_id="u", session_id="s", filename=filename, artifact=part
+    )
+    await run(runner, "look")
+    heading, shown = llm.requests[1].contents[-1].parts
+    assert heading.text == f"Artifact {filename} is:"
+    return shown
+
+
+def zipped(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+WORD = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+SHEET = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+
+
+async def test_load_artifacts_shows_each_kind_of_artifact_as_a_model_accepts_it() -> None:
+    tool = LoadArtifactsTool()
+    # An image goes to the model inline (a multimodal model sees it), its MIME type
+    # lower-cased.
+    image = types.Part(inline_data=types.Blob(data=b"\x89PNG", mime_type="Image/PNG"))
+    shown = await shown_to_model(tool, "photo.png", image)
+    assert shown.inline_data is not None and shown.inline_data.mime_type == "image/png"
+    # Text-like data and a Word document become text; other binary data is described.
+    csv = types.Part(inline_data=types.Blob(data=b"a,b\n1,2", mime_type="text/csv"))
+    assert (await shown_to_model(tool, "t.csv", csv)).text == "a,b\n1,2"
+    docx = zipped(
+        {
+            "word/document.xml": f"<w:document {WORD}><w:body><w:p><w:r><w:t>Dear Ann,</w:t>"
+            "</w:r></w:p><w:p><w:r><w:t>the report is </w:t></w:r><w:r><w:t>late.</w:t>"
+            "</w:r></w:p></w:body></w:document>"
+        }
+    )
+    word = types.Part(inline_data=types.Blob(data=docx, mime_type="application/octet-stream"))
+    assert (await shown_to_model(tool, "letter.docx", word)).text == (
+        "Dear Ann,\nthe report is late."
+    )
+    blob = types.Part(inline_data=types.Blob(data=b"\0" * 2048, mime_type="application/x-tar"))
+    assert (await shown_to_model(tool, "a.tar", blob)).text == (
+        "[Binary artifact: a.tar, type: application/x-tar, size: 2.0 KB. Content cannot be "
+        "displayed inline.]"
+    )
+
+
+async def test_spreadsheets_are_read_on_request_and_process_artifact_decides() -> None:
+    xlsx = zipped(
+        {
+            "xl/sharedStrings.xml": (
+                f"<sst {SHEET}><si><t>city</t></si><si><t>Lisbon</t></si></sst>"
+            ),
+            "xl/worksheets/sheet1.xml": f"<worksheet {SHEET}><sheetData>"
+            '<row><c t="s"><v>0</v></c><c t="inlineStr"><is><t>temp</t></is></c></row>'
+            '<row><c t="s"><v>1</v></c><c><v>19</v></c></row></sheetData></worksheet>',
+        }
+    )
+    sheet = types.Part(inline_data=types.Blob(data=xlsx, mime_type="application/vnd.ms-excel"))
+    described = await shown_to_model(LoadArtifactsTool(), "t.xlsx", sheet)
+    assert described.text is not None and described.text.startswith("[Binary artifact: t.xlsx")
+    parsed = await shown_to_model(
+        LoadArtifactsTool(enable_spreadsheet_parsing=True), "t.xlsx", sheet
+    )
+    assert parsed.text == "Sheet 1:\ncity,temp\nLisbon,19"
+
+    seen: list[str] = []
+
+    async def redact(part: types.Part, name: str) -> types.Part:
+        seen.append(name)
+        return types.Part(text=f"[{name} withheld]")
+
+    text = types.Part(text="secret")
+    shown = await shown_to_model(LoadArtifactsTool(process_artifact=redact), "n.txt", text)
+    assert (shown.text, seen) == ("[n.txt withheld]", ["n.txt"])

@@ -6,7 +6,7 @@ import abc
 import copy
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from google.genai import types
 
@@ -94,6 +94,13 @@ class BaseTool(abc.ABC):
         llm_request.append_tools([self])
 
 
+class ToolPredicate(Protocol):
+    """Decides whether a toolset offers ``tool`` to the model now (ADK's name): a toolset's
+    ``tool_filter`` may be one, instead of a list of tool names."""
+
+    def __call__(self, tool: BaseTool, readonly_context: Any = None) -> bool: ...
+
+
 class BaseToolset(abc.ABC):
     """A group of tools resolved when a request is built (e.g. an MCP server's tools).
 
@@ -104,7 +111,10 @@ class BaseToolset(abc.ABC):
     """
 
     def __init__(
-        self, *, tool_filter: list[str] | Any = None, tool_name_prefix: str | None = None
+        self,
+        *,
+        tool_filter: ToolPredicate | Callable[[BaseTool, Any], bool] | list[str] | None = None,
+        tool_name_prefix: str | None = None,
     ) -> None:
         self.tool_filter = tool_filter
         self.tool_name_prefix = tool_name_prefix

@@ -1,5 +1,5 @@
 """ADK's path for `BaseToolset`: a group of tools resolved per request."""
 
-from cairn.tools.base_tool import BaseToolset
+from cairn.tools.base_tool import BaseToolset, ToolPredicate
 
-__all__ = ["BaseToolset"]
+__all__ = ["BaseToolset", "ToolPredicate"]

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import logging
 from typing import Any
 
 from google.genai import types
 
 from cairn.models.llm_request import LlmRequest
+from cairn.tools.artifact_parts import ProcessArtifactCallback, as_safe_part_for_llm
 from cairn.tools.base_tool import BaseTool
 
-_TEXT_LIKE = ("text/", "application/json", "application/xml", "application/yaml")
+logger = logging.getLogger(__name__)
+_USER = "user:"
 
 
 class LoadArtifactsTool(BaseTool):
@@ -18,12 +22,20 @@ class LoadArtifactsTool(BaseTool):
 
     Each request tells the model the filenames visible from the session (its
     own and the user's ``user:`` ones). When the model calls
-    ``load_artifacts(artifact_names=[...])``, the next request carries the
-    named artifacts' contents. They are shown to the model, not copied into
-    the session's events: the log keeps only the names.
+    ``load_artifacts(artifact_names=[...])``, the next request carries each named
+    artifact as a user content (``Artifact <name> is:`` and the part), as ADK
+    sends it: the part as ``process_artifact(part, name)`` returns it (None leaves
+    it out), by default ``as_safe_part_for_llm`` (images, audio, video and PDF
+    inline; text-like data, Word documents and, with ``enable_spreadsheet_parsing``,
+    Excel workbooks as text; other binary data described). They are shown to the
+    model, not copied into the session's events: the log keeps only the names.
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        process_artifact: ProcessArtifactCallback | None = None,
+        enable_spreadsheet_parsing: bool = False,
+    ) -> None:
         super().__init__(
             name="load_artifacts",
             description=(
@@ -32,6 +44,8 @@ class LoadArtifactsTool(BaseTool):
             ),
             idempotent=True,
         )
+        self.process_artifact = process_artifact
+        self.enable_spreadsheet_parsing = enable_spreadsheet_parsing
 
     def declaration(self) -> types.FunctionDeclaration:
         return types.FunctionDeclaration(
@@ -70,14 +84,35 @@ class LoadArtifactsTool(BaseTool):
             + ". When the user's request needs one of them, call load_artifacts with its name "
             "to see its contents."
         ]
+        shown: list[types.Content] = []
         for name in _requested_names(tool_context.session.events):
-            if name not in available:
+            loaded_as = name if name in available else f"{_USER}{name}"
+            if loaded_as not in available:
                 paragraphs.append(f"There is no artifact named {name!r}.")
                 continue
-            part = await tool_context.load_artifact(name)
-            if part is not None:
-                paragraphs.append(_shown(name, part))
+            part = await tool_context.load_artifact(loaded_as)
+            if part is None:
+                paragraphs.append(f"There is no artifact named {name!r}.")
+                continue
+            safe = await self._for_model(part, loaded_as, name)
+            if safe is not None:
+                heading = types.Part(text=f"Artifact {name} is:")
+                shown.append(types.Content(role="user", parts=[heading, safe]))
         llm_request.append_instructions(paragraphs)
+        llm_request.contents.extend(shown)
+
+    async def _for_model(self, part: types.Part, loaded_as: str, asked: str) -> types.Part | None:
+        """The part shown to the model for one artifact (None: left out)."""
+        if self.process_artifact is None:
+            return as_safe_part_for_llm(part, asked, self.enable_spreadsheet_parsing)
+        try:
+            result = self.process_artifact(part, loaded_as)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception:  # the app's callback: one artifact left out, the run goes on
+            logger.exception("process_artifact failed for artifact %r; it is not shown", loaded_as)
+            return None
+        return result
 
 
 def _requested_names(events: list[Any]) -> list[str]:
@@ -96,20 +131,12 @@ def _requested_names(events: list[Any]) -> list[str]:
     return names
 
 
-def _shown(name: str, part: types.Part) -> str:
-    """An artifact's contents as instruction text."""
-    if part.text is not None:
-        return f"Artifact {name!r} is:\n{part.text}"
-    blob = part.inline_data
-    data = bytes(blob.data or b"") if blob is not None else b""
-    mime_type = (blob.mime_type if blob is not None else None) or "application/octet-stream"
-    if mime_type.startswith(_TEXT_LIKE):
-        return f"Artifact {name!r} ({mime_type}) is:\n{data.decode('utf-8', errors='replace')}"
-    return (
-        f"Artifact {name!r} is {len(data)} bytes of {mime_type}; its contents cannot be shown "
-        "as text."
-    )
-
-
 load_artifacts = LoadArtifactsTool()
 """The tool instance to put in an agent's ``tools``, as in ADK."""
+
+__all__ = [
+    "LoadArtifactsTool",
+    "ProcessArtifactCallback",
+    "as_safe_part_for_llm",
+    "load_artifacts",
+]

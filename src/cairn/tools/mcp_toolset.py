@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from google.genai import types
 
-from cairn.tools.base_tool import BaseTool, BaseToolset
+from cairn.tools.base_tool import BaseTool, BaseToolset, ToolPredicate
 
 logger = logging.getLogger(__name__)
 
@@ -397,7 +397,7 @@ class McpToolset(BaseToolset):
     def __init__(
         self,
         connection_params: ConnectionParams = None,
-        tool_filter: list[str] | Callable[[BaseTool, Any], bool] | None = None,
+        tool_filter: ToolPredicate | Callable[[BaseTool, Any], bool] | list[str] | None = None,
         *,
         tool_name_prefix: str | None = None,
         errlog: TextIO = sys.stderr,
