@@ -96,11 +96,13 @@ DIFFERS: dict[str, str] = {
         "agent's instruction into a user turn; cairn keeps both in the system instruction"
     ),
     "workflow_runner_node": (
-        "an LlmAgent node's model request: ADK shows only its node input ('Topic: a new "
-        "bridge opens'); cairn shows the user's message, then the node input"
+        "the stored events of an LlmAgent node: cairn stores its input as a user event on the "
+        "node's branch (what the agent's prompt is rebuilt from on resume) and marks its answer "
+        "as the node's output; ADK stores neither (the model sees the same on both)"
     ),
     "workflow_agent_node": (
-        "an LlmAgent node's model request: ADK shows only its node input ('What colour is the "
-        "sky?'); cairn shows the user's message ('Q: ...'), then the node input"
+        "the stored events of an LlmAgent node: cairn stores its input as a user event on the "
+        "node's branch (what the agent's prompt is rebuilt from on resume) and marks its answer "
+        "as the node's output; ADK stores neither (the model sees the same on both)"
     ),
 }

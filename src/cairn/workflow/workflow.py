@@ -563,8 +563,14 @@ class Workflow(BaseAgent):
         # A nested workflow stays on the node's branch, as in ADK; an agent gets a branch of
         # its own run, so its turn is told apart from its earlier runs' (a loop's rounds).
         branch = step.branch if nested else path.replace("/", ".")
+        # As in ADK, an agent node sees only its own run: its input and what it does with it,
+        # not the session's conversation nor its own earlier runs.
         child = dataclasses.replace(
-            ctx, node_path=path, branch=branch, node_input=node_input if nested else None
+            ctx,
+            node_path=path,
+            branch=branch,
+            node_input=node_input if nested else None,
+            isolated=ctx.isolated or not nested,
         )
         if not nested and not resuming:
             content = (
