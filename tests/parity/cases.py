@@ -84,8 +84,8 @@ DIFFERS: dict[str, str] = {
         "ADK (3 model calls); cairn calls the model 2 times"
     ),
     "workflow_nested": (
-        "a nested workflow's node events: ADK authors them with the node's name (transform), "
-        "cairn with the enclosing workflow's (outer)"
+        "cairn writes an end_of_agent marker for the nested workflow (author transform, at "
+        "outer@1/transform@1) after its last node; ADK writes none without a resumable App"
     ),
     "workflow_request_input": (
         "on resume cairn stores the answered node's output event (deliberate, docs/porting- "
