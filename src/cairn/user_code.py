@@ -81,6 +81,19 @@ async def call_user_code(func: Callable[..., Any], /, *args: Any, **kwargs: Any)
     return result
 
 
+async def call_callback(callback: Callable[..., Any], /, **arguments: Any) -> Any:
+    """Call an app's callback as ADK does: with ``arguments`` by name when it takes those
+    names (or ``**kwargs``), else by position in their order (a lambda or function of its
+    own parameter names). A callable whose signature cannot be read is called by name."""
+    try:
+        inspect.signature(callback).bind(**arguments)
+    except TypeError:
+        return await call_user_code(callback, *arguments.values())
+    except ValueError:
+        pass
+    return await call_user_code(callback, **arguments)
+
+
 _DONE = object()
 
 

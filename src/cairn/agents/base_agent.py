@@ -16,7 +16,7 @@ from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.sessions.config import GetSessionConfig
-from cairn.user_code import call_user_code
+from cairn.user_code import call_callback
 
 AgentCallback: TypeAlias = Callable[
     [Context], "types.Content | Awaitable[types.Content | None] | None"
@@ -31,26 +31,11 @@ async def _call_agent_callbacks(
     if callbacks is None:
         return None
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        if _takes_callback_context(callback):  # ADK calls it by keyword
-            result: types.Content | None = await call_user_code(callback, callback_context=ctx)
-        else:
-            result = await call_user_code(callback, ctx)
+        # ADK passes callback_context by keyword; a callback naming it otherwise, by position.
+        result: types.Content | None = await call_callback(callback, callback_context=ctx)
         if result is not None:
             return result
     return None
-
-
-def _takes_callback_context(callback: Callable[..., Any]) -> bool:
-    """The callback has ADK's ``callback_context`` parameter (or takes ``**kwargs``)."""
-    try:
-        parameters = inspect.signature(callback).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(
-        p.kind is p.VAR_KEYWORD
-        or (p.name == "callback_context" and p.kind is not p.POSITIONAL_ONLY)
-        for p in parameters
-    )
 
 
 _Agent = TypeVar("_Agent", bound="BaseAgent")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import inspect
 import json
 import logging
 import uuid
@@ -45,7 +44,7 @@ from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
 from cairn.tools.set_model_response_tool import SetModelResponseTool
 from cairn.tools.transfer_to_agent_tool import TransferToAgentTool
-from cairn.user_code import call_user_code
+from cairn.user_code import call_callback, call_user_code
 
 logger = logging.getLogger(__name__)
 
@@ -77,25 +76,10 @@ async def first_answer(callbacks: Any, *, hook: CallbackHook | None = None, **kw
 
 async def _first_answer(callbacks: Any, kwargs: dict[str, Any]) -> Any:
     for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        if _takes_keywords(callback, kwargs):
-            result = await call_user_code(callback, **kwargs)
-        else:  # a lambda or function of its own parameter names: positions, as ADK passes them
-            result = await call_user_code(callback, *kwargs.values())
+        result = await call_callback(callback, **kwargs)
         if result is not None:
             return result
     return None
-
-
-def _takes_keywords(callback: Any, kwargs: dict[str, Any]) -> bool:
-    """Whether ``callback`` accepts these keyword arguments by name (a callable whose
-    signature cannot be read is called with them)."""
-    try:
-        inspect.signature(callback).bind(**kwargs)
-    except TypeError:
-        return False
-    except ValueError:
-        return True
-    return True
 
 
 def _apply_run_config(config: types.GenerateContentConfig, run_config: RunConfig) -> None:
