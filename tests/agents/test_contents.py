@@ -33,6 +33,23 @@ def test_own_turns_as_they_were_others_as_context_other_branches_hidden() -> Non
     assert texts == ["hi", "For context:\n[helper] said: I can help", "hello", "in my branch"]
 
 
+def test_an_agent_with_no_branch_sees_every_branch_but_runs_serving_a_call() -> None:
+    """ADK's rule: a merger after a ParallelAgent sees both branches; the run of an
+    AgentTool or task agent (``name@<call id>``) stays private, as ADK scopes it."""
+    events = [
+        text_event("user", "report", 1),
+        text_event("solar", "solar fact", 2, branch="research.solar"),
+        text_event("wind", "wind fact", 3, branch="research.wind"),
+        text_event("node", "node work", 4, branch="flow@1.step@2"),
+        text_event("translator", "private", 5, branch="translator@call_x7"),
+        text_event("booker", "private too", 6, branch="flow@1.booker@adk-1f"),
+    ]
+    contents = build_contents(events, agent_name="merger", branch=None)
+    seen = " ".join(c.parts[0].text or "" for c in contents)
+    assert "solar fact" in seen and "wind fact" in seen and "node work" in seen
+    assert "private" not in seen
+
+
 def test_the_cache_always_matches_a_full_build() -> None:
     rng = random.Random(7)
     cache = ContentsCache()

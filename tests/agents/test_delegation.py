@@ -43,10 +43,12 @@ async def test_a_single_turn_agent_answers_its_parents_call() -> None:
     runner = await start(Agent(name="root", model=root_llm, sub_agents=[summarizer]))
     events = await turn(runner, "summarize my story")
 
+    call_id = events[0].get_function_calls()[0].id
+    child = f"summarizer@{call_id}"  # a branch serving the call: private to the child
     assert [(e.author, e.branch) for e in events] == [
         ("root", None),  # the call
-        ("root", "summarizer"),  # the request, on the child's branch
-        ("summarizer", "summarizer"),  # its answer
+        ("root", child),  # the request, on the child's branch
+        ("summarizer", child),  # its answer
         ("root", None),  # the result, answering the call
         ("root", None),  # the parent's final answer
     ]
@@ -87,7 +89,7 @@ async def test_a_task_agent_talks_to_the_user_then_returns_its_result() -> None:
     assert second[-1].content.parts[0].text == "Done: table for 4 at 8pm."
     # The task agent saw the user's reply; its turns stayed on its branch.
     assert "4 people" in str(texts(booker_llm.requests[1].contents))
-    assert {e.branch for e in second[:2]} == {"booker"}
+    assert {e.branch for e in second[:2]} == {f"booker@{first[0].get_function_calls()[0].id}"}
     assert "finish_task" in [d.name for d in booker_llm.requests[0].function_declarations]
 
     third = await turn(runner, "thanks")  # back with the root, which held the chat last

@@ -15,6 +15,7 @@ from cairn import (
     Agent,
     FunctionTool,
     InMemoryRunner,
+    InterruptNotPendingError,
     InvalidAnswerError,
     LongRunningFunctionTool,
     ToolContext,
@@ -230,3 +231,40 @@ async def test_answered_days_later_in_another_process(tmp_path: Path) -> None:
     assert done.events[0].timestamp - waiting.timestamp > 3 * 24 * 3600 - 60
     assert time.time() < done.events[0].timestamp
     assert runs(tmp_path / "runs.txt") == {"ask_manager": 1}
+
+
+async def test_a_long_running_tool_with_a_pending_status_takes_its_final_answer_later() -> None:
+    """ADK's reimbursement pattern: the tool returns {"status": "pending"}, the model is
+    told and replies; the call stays open, and the client's later response with the call's
+    id is its final result: the model sees it right after the call, the interim left out."""
+    tickets: list[str] = []
+
+    def ask_for_approval(purpose: str, amount: float) -> dict[str, Any]:
+        """Ask a manager to approve a reimbursement."""
+        tickets.append(purpose)
+        return {"status": "pending", "ticket": "T-1", "amount": amount}
+
+    llm = ScriptedLlm(
+        script=[
+            Call("ask_for_approval", id="lr", purpose="flight", amount=250),
+            "Asked your manager; ticket T-1 is pending.",
+            "Approved: 250 for the flight.",
+        ]
+    )
+    runner = await start(
+        Agent(name="a", model=llm, tools=[LongRunningFunctionTool(ask_for_approval)])
+    )
+    first = await run(runner, said("reimburse the flight"))
+    assert first[-1].content.parts[0].text == "Asked your manager; ticket T-1 is pending."
+    assert first[1].get_function_responses()[0].response["amount"] == 250  # an int stays one
+    [open_call] = await pending(runner)
+    assert (open_call.id, open_call.kind) == ("lr", "long_running")
+
+    done = await run(runner, answer("lr", "ask_for_approval", {"status": "approved"}))
+    assert done[-1].content.parts[0].text == "Approved: 250 for the flight."
+    seen = llm.requests[-1].contents
+    assert [p.function_response.response for p in seen[-1].parts] == [{"status": "approved"}]
+    assert seen[-2].parts[0].function_call.id == "lr"
+    assert await pending(runner) == [] and tickets == ["flight"]  # the tool ran once
+    with pytest.raises(InterruptNotPendingError, match="answered already"):
+        await run(runner, answer("lr", "ask_for_approval", {"status": "approved"}))

@@ -73,19 +73,11 @@ DIFFERS: dict[str, str] = {
         "between the call and its response, so a pause inside it can resume from the log; "
         "ADK runs it in a throwaway session (what the caller is given is the same)"
     ),
-    "parallel_branches": (
-        "the merger after a ParallelAgent: ADK shows it both branches' turns (3 contents), "
-        "cairn only the user message (an agent without a branch does not see the parallel "
-        "branches yet)"
-    ),
-    "long_running_tool": (
-        "after the long-running tool's first return (status pending), the client's later "
-        "FunctionResponse is taken as the final answer and the model is called once more on "
-        "ADK (3 model calls); cairn calls the model 2 times"
-    ),
     "workflow_nested": (
-        "cairn writes an end_of_agent marker for the nested workflow (author transform, at "
-        "outer@1/transform@1) after its last node; ADK writes none without a resumable App"
+        "deliberate (docs/porting-from-adk.md, Workflows): cairn writes an end_of_agent "
+        "marker for the nested workflow (author transform, at outer@1/transform@1) after its "
+        "last node, which the enclosing workflow's resume reads; ADK writes none without a "
+        "resumable App"
     ),
     "workflow_request_input": (
         "on resume cairn stores the answered node's output event (deliberate, docs/porting- "
@@ -96,13 +88,15 @@ DIFFERS: dict[str, str] = {
         "agent's instruction into a user turn; cairn keeps both in the system instruction"
     ),
     "workflow_runner_node": (
-        "the stored events of an LlmAgent node: cairn stores its input as a user event on the "
-        "node's branch (what the agent's prompt is rebuilt from on resume) and marks its answer "
-        "as the node's output; ADK stores neither (the model sees the same on both)"
+        "deliberate (docs/porting-from-adk.md, Workflows): cairn stores an LlmAgent node's "
+        "input as a user event on the node's branch (what the agent's prompt is rebuilt from "
+        "on resume) and its answer as the node's output event; ADK stores neither (the model "
+        "sees the same on both)"
     ),
     "workflow_agent_node": (
-        "the stored events of an LlmAgent node: cairn stores its input as a user event on the "
-        "node's branch (what the agent's prompt is rebuilt from on resume) and marks its answer "
-        "as the node's output; ADK stores neither (the model sees the same on both)"
+        "deliberate (docs/porting-from-adk.md, Workflows): cairn stores an LlmAgent node's "
+        "input as a user event on the node's branch (what the agent's prompt is rebuilt from "
+        "on resume) and its answer as the node's output event; ADK stores neither (the model "
+        "sees the same on both)"
     ),
 }

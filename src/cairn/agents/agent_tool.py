@@ -12,6 +12,7 @@ from google.genai import types
 from pydantic import ValidationError
 
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.branches import call_branch
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.llm_agent import LlmAgent
 from cairn.events.event import Event
@@ -113,7 +114,7 @@ class AgentTool(BaseTool):
         agent's last final reply (``{"result": text}``, or the dict of its
         ``output_schema``).
         """
-        branch = f"{ctx.branch}.{self.name}@{call.id}" if ctx.branch else f"{self.name}@{call.id}"
+        branch = call_branch(ctx.branch, self.name, call.id)
         message = self._user_message(dict(call.args or {}))
         if isinstance(message, dict):
             yield self._answer(ctx, call, caller, message)

@@ -9,16 +9,10 @@ from collections.abc import Sequence
 
 from google.genai import types
 
+from cairn.agents.branches import sees
 from cairn.events.event import Event
 from cairn.events.event_actions import EventCompaction
 from cairn.events.interrupts import PROTOCOL_FUNCTIONS, awaiting_confirmation
-
-
-def _in_branch(event_branch: str | None, branch: str | None) -> bool:
-    """Events of this branch or of its ancestors are visible; sibling branches are not."""
-    if not event_branch or not branch:
-        return not event_branch or event_branch == branch
-    return branch == event_branch or branch.startswith(event_branch + ".")
 
 
 def _is_protocol(part: types.Part) -> bool:
@@ -49,6 +43,50 @@ def _append(contents: list[types.Content], content: types.Content) -> None:
         )
     else:
         contents.append(content)
+
+
+def answer_next_to_its_call(contents: list[types.Content]) -> list[types.Content]:
+    """ADK's rule for a late answer: when the newest content answers calls made before the
+    contents just ahead of it (a long-running call answered after the model went on), what
+    came between the call and that answer is left out, and the answer follows its call,
+    merged with earlier (intermediate) responses to those calls (the newest per id wins).
+    """
+    if len(contents) < 2 or not _only_responses(contents[-1]):
+        return contents
+    ids = {p.function_response.id for p in contents[-1].parts or [] if p.function_response}
+    if _call_ids(contents[-2]) & ids:
+        return contents
+    at = next((i for i in range(len(contents) - 2, -1, -1) if _call_ids(contents[i]) & ids), -1)
+    if at < 0 or not ids <= _call_ids(contents[at]):
+        return contents
+    ids = _call_ids(contents[at])
+    answers = [
+        content
+        for content in contents[at + 1 : -1]
+        if any(p.function_response and p.function_response.id in ids for p in content.parts or [])
+    ]
+    parts: list[types.Part] = []
+    for content in [*answers, contents[-1]]:
+        for part in content.parts or []:
+            same = next(
+                (
+                    i
+                    for i, kept in enumerate(parts)
+                    if part.function_response
+                    and kept.function_response
+                    and kept.function_response.id == part.function_response.id
+                ),
+                None,
+            )
+            if same is None:
+                parts.append(part)
+            else:
+                parts[same] = part
+    return [*contents[: at + 1], contents[-1].model_copy(update={"parts": parts})]
+
+
+def _call_ids(content: types.Content) -> set[str | None]:
+    return {p.function_call.id for p in content.parts or [] if p.function_call}
 
 
 def _only_responses(content: types.Content) -> bool:
@@ -122,7 +160,7 @@ def _pick(
         content = content.model_copy(update={"parts": kept})
     if invocation_id is not None and event.invocation_id != invocation_id:
         return None
-    if event.branch is not None and not _in_branch(event.branch, branch):
+    if not sees(branch, event.branch):
         return None
     if isolated and not _below(event.branch, branch):
         return None
@@ -145,7 +183,7 @@ def current_turn_start(events: Sequence[Event], agent_name: str, branch: str | N
         content = event.content
         if content is None or not content.parts or event.partial:
             continue
-        if event.branch is not None and not _in_branch(event.branch, branch):
+        if not sees(branch, event.branch):
             continue
         if event.author == "user":
             if not _only_responses(content):
@@ -168,7 +206,7 @@ def build_contents(
     invocation's events count (``include_contents='none'``). A compaction's summary stands
     in for the events it covers (the log keeps them).
     """
-    return _build(events, agent_name, branch, invocation_id, isolated)[0]
+    return answer_next_to_its_call(_build(events, agent_name, branch, invocation_id, isolated)[0])
 
 
 def _build(
@@ -266,7 +304,7 @@ class ContentsCache:
         self._entries.move_to_end(key)
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
-        return list(built.picked)
+        return answer_next_to_its_call(list(built.picked))
 
     @staticmethod
     def _continues(built: _Built, events: Sequence[Event]) -> bool:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.branches import call_branch, parent_branch
 from cairn.agents.callback_hook import CallbackHook, CallbackInfo
 from cairn.agents.callbacks import (
     AfterModelCallback,
@@ -573,7 +574,7 @@ class LlmAgent(BaseAgent):
         result; a task agent that stops to ask the user leaves the call pending."""
         args = dict(call.args or {})
         request = args.get("request") if child.input_schema is None else None
-        child_branch = f"{ctx.branch}.{child.name}" if ctx.branch else child.name
+        child_branch = call_branch(ctx.branch, child.name, call.id)
         yield Event(
             invocation_id=ctx.invocation_id,
             author=self.name,
@@ -635,8 +636,7 @@ class LlmAgent(BaseAgent):
         )
         if pending is None:
             return
-        parent_branch = ctx.branch.rsplit(".", 1)[0] if ctx.branch and "." in ctx.branch else None
-        parent_ctx = dataclasses.replace(ctx, branch=parent_branch)
+        parent_ctx = dataclasses.replace(ctx, branch=parent_branch(ctx.branch))
         yield parent._answer_call(
             parent_ctx, pending, self.name, _delegation_result(self, [finished])
         )

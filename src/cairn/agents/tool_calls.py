@@ -388,6 +388,7 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
     """
     answers: dict[str, Any] = {}
     interrupts: dict[str, Interrupt] = {}
+    user_answers: set[str] = set()
     # Under a shell agent, only this run's events (a loop's earlier rounds are done).
     run = ctx.session.events[ctx.run_start :] if ctx.run_start else ctx.session.events
     for event in reversed(run):
@@ -406,6 +407,8 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
         if event.author != agent_name:
             if starts_invocation(event):
                 break
+            if event.author == "user":
+                user_answers.update(r.id for r in event.get_function_responses() if r.id)
             continue
         calls = event.get_function_calls()
         protocol = [call for call in calls if call.name in PROTOCOL_FUNCTIONS]
@@ -424,8 +427,28 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
                 return ResumePoint()
             return ResumePoint(turn=OpenTurn(open_calls, answers, interrupts))
         if event.content is not None and event.is_final_response() and not event.partial:
-            return ResumePoint(finished=True)
+            # The final answer to a long-running call of this agent came after its reply (the
+            # call had an intermediate result): it goes on with a new model turn, as in ADK.
+            late = user_answers and _answers_own_call(run, event, ctx, agent_name, user_answers)
+            return ResumePoint(finished=not late)
     return ResumePoint()
+
+
+def _answers_own_call(
+    run: Sequence[Event], final: Event, ctx: InvocationContext, agent_name: str, ids: set[str]
+) -> bool:
+    """Whether ``ids`` (the user's responses after ``final``) include a long-running call
+    this agent made before ``final`` in this invocation, on its branch."""
+    at = next(i for i in range(len(run) - 1, -1, -1) if run[i] is final)
+    for event in reversed(run[:at]):
+        if event.invocation_id != ctx.invocation_id:
+            continue
+        if starts_invocation(event):
+            return False
+        own = event.author == agent_name and event.branch == ctx.branch
+        if own and ids & (event.long_running_tool_ids or set()):
+            return True
+    return False
 
 
 async def settle(

@@ -9,7 +9,10 @@ Kinds, by the call's name:
   recorded (the process died); the caller supplies the result or approves a re-run.
 - anything else: a long-running tool's own call, answered with its result.
 
-An interrupt is pending until a ``FunctionResponse`` with its id is in the log.
+An interrupt is pending until a ``FunctionResponse`` with its id is in the log. A
+long-running tool that returns something when called (``{"status": "pending"}``) gives
+an intermediate result, as in ADK: the model sees it and the invocation goes on, but the
+call stays open until the client sends its final response (see ``needs_users_answer``).
 A call waiting for a confirmation has, as in ADK, a placeholder response
 (``AWAITING_CONFIRMATION``, or what a tool that asked itself returned) in an event
 whose ``requested_tool_confirmations`` names the call: that is not its result.
@@ -165,6 +168,16 @@ def awaiting_confirmation(event: Event) -> set[str]:
     return {r.id for r in event.get_function_responses() if r.id and r.id in held}
 
 
+def needs_users_answer(call_name: str | None) -> bool:
+    """Whether only the user's (client's) response closes the interrupt of a call named so.
+
+    True for a long-running tool's own call: what the tool returned when it was called is
+    an intermediate result (written by the agent), and the call stays open for the final
+    one, as in ADK. The other kinds are answered by any response with their id.
+    """
+    return _KINDS.get(call_name or "") is None
+
+
 def answered_ids(events: Iterable[Event], invocation_id: str | None = None) -> set[str]:
     """Ids of the function responses in ``events``; with ``invocation_id``, of that
     invocation's only (an answer belongs to the invocation it resumes, so a later
@@ -185,15 +198,21 @@ def pending_interrupts(events: Sequence[Event]) -> list[Interrupt]:
     invocations of a session may use one id (a fixed ``interrupt_id``, a model's call ids).
     """
     answered: dict[str, set[str]] = {}
+    by_user: dict[str, set[str]] = {}
     for event in events:
         ids = [r.id for r in event.get_function_responses() if r.id]
         if ids:
             answered.setdefault(event.invocation_id, set()).update(ids)
+            if event.author == "user":
+                by_user.setdefault(event.invocation_id, set()).update(ids)
     found = [
         describe(event, call)
         for event in events
         for call in interrupt_calls(event)
-        if call.id not in answered.get(event.invocation_id, set())
+        if call.id
+        not in (by_user if needs_users_answer(call.name) else answered).get(
+            event.invocation_id, set()
+        )
     ]
     last_of: dict[str, Event] = {}
     for event in events:

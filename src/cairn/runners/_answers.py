@@ -15,6 +15,7 @@ from cairn.events.event import Event
 from cairn.events.interrupts import (
     Interrupt,
     describe,
+    needs_users_answer,
     pending_interrupts,
     schema_problem,
     unwrap_answer,
@@ -150,12 +151,15 @@ def check_answers(
     # (invocation, call id) answered by a response newer than the walk has reached: an answer
     # belongs to the invocation it resumed, so an older invocation may still wait under that id.
     answered_later: set[tuple[str, str]] = set()
+    answered_by_user_later: set[tuple[str, str]] = set()  # what closes a long-running call
     refusals: dict[str, str] = {}  # why the newest call with a wanted id takes no answer
     for event in reversed(events):
         for call in event.get_function_calls():
             if not call.id or call.id not in wanted or call.id in found:
                 continue
-            answered = (event.invocation_id, call.id) in answered_later
+            answered = (event.invocation_id, call.id) in (
+                answered_by_user_later if needs_users_answer(call.name) else answered_later
+            )
             if call.id not in (event.long_running_tool_ids or set()):
                 reason = (
                     f"it is an ordinary call of {call.name!r}, which got its result when it "
@@ -174,9 +178,10 @@ def check_answers(
             refusals.setdefault(call.id, reason)
         if len(found) == len(wanted):
             break
-        answered_later.update(
-            (event.invocation_id, r.id) for r in event.get_function_responses() if r.id
-        )
+        newer = {(event.invocation_id, r.id) for r in event.get_function_responses() if r.id}
+        answered_later |= newer
+        if event.author == "user":
+            answered_by_user_later |= newer
     for interrupt_id in wanted:
         if interrupt_id not in found:
             reason = refusals.get(interrupt_id, "no call with this id was made in this session")

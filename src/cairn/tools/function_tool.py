@@ -143,6 +143,12 @@ class FunctionTool(BaseTool):
                 "with arguments that match its parameters."
             }
         kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        for name, field in type(parsed).model_fields.items():
+            # As in ADK (and PEP 484's numeric tower), an int the model sent for a float
+            # parameter is passed as it came: 250 stays 250, not 250.0.
+            raw = (args or {}).get(name)
+            if field.annotation is float and type(raw) is int:
+                kwargs[name] = raw
         if self._context_parameter is not None:
             kwargs[self._context_parameter] = tool_context
         return await call_user_code(self.func, **kwargs)
