@@ -29,6 +29,8 @@ LEVEL = {
     "models": 4,
     "tools": 5,
     "agents": 6,
+    "planners": 6,
+    "code_executors": 6,
     "workflow": 7,
     "apps": 8,
     "plugins": 8,

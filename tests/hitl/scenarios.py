@@ -31,6 +31,7 @@ from cairn.auth import (
     OAuthFlowAuthorizationCode,
     OAuthFlows,
 )
+from cairn.code_executors import UnsafeLocalCodeExecutor
 from cairn.events.event import Event
 from cairn.models.llm_request import LlmRequest
 from cairn.testing import Call, ScriptedLlm
@@ -349,7 +350,43 @@ def _credential_oauth() -> BaseAgent:
     return Agent(name="clerk", model=caller(Call("calendar", day="monday")), tools=[calendar])
 
 
+# -- code runs -----------------------------------------------------------------------------
+CHARGE_CODE = """\
+import os, signal
+with open(os.environ["CAIRN_HITL_RUNS"], "a") as runs:
+    runs.write("code\\n")
+if os.environ.get("CAIRN_HITL_DIE") == "code":
+    os.kill(os.getppid(), signal.SIGKILL)  # the agent's process dies before the result is in
+print("charged 30")
+"""
+
+
+def coder() -> ScriptedLlm:
+    """A model that writes CHARGE_CODE when asked, and reports the output it is shown."""
+
+    def respond(request: LlmRequest) -> Any:
+        last = request.contents[-1] if request.contents else None
+        text = "".join(p.text or "" for p in (last.parts or [])) if last else ""
+        if text.startswith("```tool_output"):
+            return "output: " + text.removeprefix("```tool_output\n").removesuffix("\n```")
+        return "Running it.\n```python\n" + CHARGE_CODE + "\n```"
+
+    return ScriptedLlm(respond=respond)
+
+
+def _code_in_doubt() -> BaseAgent:
+    return Agent(name="clerk", model=coder(), code_executor=UnsafeLocalCodeExecutor())
+
+
+def _code_idempotent() -> BaseAgent:
+    return Agent(
+        name="clerk", model=coder(), code_executor=UnsafeLocalCodeExecutor(idempotent=True)
+    )
+
+
 SCENARIOS = {
+    "code_in_doubt": _code_in_doubt,
+    "code_idempotent": _code_idempotent,
     "credential_key": _credential_key,
     "credential_oauth": _credential_oauth,
     "agent_tool": _agent_tool,

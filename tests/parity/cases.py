@@ -50,6 +50,8 @@ FEATURES: dict[str, str] = {
     "preload_memory": "preload_memory with InMemoryMemoryService",
     "artifacts": "artifacts saved and loaded by tools",
     "default_model": "an agent that omits model (ADK's default)",
+    "planner_plan_react": "PlanReActPlanner: plan and reasoning as thoughts, a tool call",
+    "code_executor_local": "UnsafeLocalCodeExecutor: code run, result, a failed run",
 }
 
 NO_TOOL_CONTEXT = "cairn has no module cairn.tools.tool_context"
@@ -62,6 +64,11 @@ SUB_AGENT_TURNS = (
 ENDS = "marks node outputs end_of_agent=True and adds a final workflow output event"
 
 DIFFERS: dict[str, str] = {
+    "code_executor_local": (
+        "deliberate (docs/porting-from-adk.md): with output_key, ADK saves the text before the "
+        "code block on the code's event and joins it to the final answer; cairn saves only "
+        "the final answer"
+    ),
     "state_scopes": (
         "deliberate (docs/porting-from-adk.md): the event cairn yields to the in-process "
         "caller keeps temp:scratch in its state_delta; ADK trims temp: keys off the event "

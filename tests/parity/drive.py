@@ -292,7 +292,19 @@ def parts_of(content: Any, ids: bool = True) -> list[Any]:
                 out[-1]["id"] = response.id
         if part.inline_data is not None:
             out.append({"inline_data": part.inline_data.mime_type})
+        if part.executable_code is not None:
+            out.append({"code": part.executable_code.code})
+        if part.code_execution_result is not None:
+            result = part.code_execution_result
+            outcome = getattr(result.outcome, "value", result.outcome)
+            out.append({"code_result": outcome, "output": last_line(result.output or "")})
     return out
+
+
+def last_line(output: str) -> str:
+    """A run's output cut to its last non-empty line (a traceback's frames name files)."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

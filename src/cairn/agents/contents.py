@@ -22,6 +22,22 @@ def _is_protocol(part: types.Part) -> bool:
     )
 
 
+def _invisible(part: types.Part) -> bool:
+    """A part the model is not shown (ADK's rule): a thought (unless it carries a call, a
+    response or a signature the model wants back), or a part with nothing in it."""
+    if part.function_call or part.function_response or part.thought_signature:
+        return False
+    if part.tool_call or part.tool_response:
+        return False
+    return bool(part.thought) or not (
+        part.text
+        or part.inline_data
+        or part.file_data
+        or part.executable_code
+        or part.code_execution_result
+    )
+
+
 def merge_responses(contents: list[types.Content]) -> list[types.Content]:
     """Adjacent contents that hold only function responses, as one content.
 
@@ -144,6 +160,8 @@ def _pick(
     content = event.content
     if content is None or not content.parts or event.partial:
         return None
+    if all(_invisible(part) for part in content.parts):
+        return None  # only thoughts (or nothing): as in ADK, no turn of the conversation
     held = awaiting_confirmation(event)
     if held or any(_is_protocol(part) for part in content.parts):
         # Interrupt calls (confirmation, credential, in doubt) and their answers are between

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import logging
 import uuid
+import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, ClassVar, Literal
 
@@ -14,6 +15,7 @@ from google.genai import types
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 import cairn.telemetry as telemetry
+from cairn.agents import code_execution, planning
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.branches import call_branch, parent_branch
 from cairn.agents.callback_hook import CallbackHook, CallbackInfo
@@ -33,6 +35,8 @@ from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.agents.sub_agent_runs import marker, waiting_since
 from cairn.agents.tool_calls import resume_point, run_calls, settle
+from cairn.code_executors.base_code_executor import BaseCodeExecutor
+from cairn.code_executors.built_in_code_executor import BuiltInCodeExecutor
 from cairn.errors import LiveStreamingNotSupportedError
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
@@ -41,6 +45,8 @@ from cairn.models.base_llm import BaseLlm
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
+from cairn.planners.base_planner import BasePlanner
+from cairn.planners.built_in_planner import BuiltInPlanner
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
 from cairn.tools.set_model_response_tool import SetModelResponseTool
@@ -161,6 +167,14 @@ class LlmAgent(BaseAgent):
     output_schema: type[BaseModel] | None = None
     output_key: str | None = None
     mode: Mode | None = None
+    planner: BasePlanner | None = None
+    """How the model plans before it acts: ``BuiltInPlanner(thinking_config=...)`` (the
+    model's own thinking) or ``PlanReActPlanner()`` (tagged plan, actions, reasoning and
+    answer, for any model); see ``cairn.planners``."""
+    code_executor: BaseCodeExecutor | None = None
+    """What runs the code blocks the model writes (``UnsafeLocalCodeExecutor``,
+    ``ContainerCodeExecutor``), or ``BuiltInCodeExecutor`` for Gemini's own code
+    execution; see ``cairn.code_executors``."""
     before_model_callback: BeforeModelCallback | None = None
     after_model_callback: AfterModelCallback | None = None
     on_model_error_callback: OnModelErrorCallback | None = None
@@ -172,6 +186,22 @@ class LlmAgent(BaseAgent):
     _contents: ContentsCache = PrivateAttr(default_factory=ContentsCache)
 
     # -- configuration ----------------------------------------------------------------------
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        config = self.generate_content_config
+        if (
+            config is not None
+            and config.thinking_config is not None
+            and isinstance(self.planner, BuiltInPlanner)
+            and self.planner.thinking_config is not None
+        ):
+            warnings.warn(
+                f"agent {self.name!r} has a thinking_config in generate_content_config and a "
+                "BuiltInPlanner with one: the planner's is sent",
+                UserWarning,
+                stacklevel=3,
+            )
+
     def _function_tool(self, func: Callable[..., Any]) -> FunctionTool:
         """The FunctionTool for a plain function, built once (reading a signature is not free)."""
         tool = self._wrapped.get(id(func))
@@ -343,6 +373,11 @@ class LlmAgent(BaseAgent):
             )
             contents[at:at] = [content.model_copy(deep=True) for content in extra]
             request.contents = contents
+        # As ADK: the planner and the code executor after the contents, before the tools.
+        if self.planner is not None:
+            await planning.prepare_request(self.planner, ctx, request)
+        if self.code_executor is not None:
+            code_execution.prepare_request(self.code_executor, request)
         # Tools see the finished contents (and may add to them, as ADK's do).
         tool_context = Context(ctx)
         for entry in self.tools:  # as ADK: each toolset before the tools
@@ -363,6 +398,15 @@ class LlmAgent(BaseAgent):
         point = resume_point(ctx, self.name, set(self._delegates()))
         if point.finished:
             return  # it answered already in this invocation: nothing runs twice
+        if point.code_run is not None:
+            open_run = point.code_run
+            settled_run = await code_execution.settle_code_run(
+                self, ctx, open_run.code, open_run.interrupt, open_run.answers
+            )
+            for event in settled_run.events:
+                yield event
+            if settled_run.pending:
+                return  # waiting for the caller's decision
         if point.turn is not None:
             tools = await self._resolved_tools(Context(ctx))
             in_invocation = _agent_tools(tools)
@@ -462,9 +506,16 @@ class LlmAgent(BaseAgent):
                 model = self.canonical_model
                 with telemetry.model_span(ctx, request.model or model.model) as span:
                     chunks = model.generate_content_async(request, stream)
+                    planned = (
+                        planning.PlannedStream(self.planner, ctx)
+                        if self.planner is not None
+                        else None
+                    )
                     async with telemetry.in_span(span, chunks) as steps:
                         async for chunk in steps:
                             if chunk.partial:
+                                if planned is not None:
+                                    chunk = await planned.chunk(chunk)
                                 yield self._event_from(ctx, chunk, EventActions())
                             else:
                                 responses.append(chunk)
@@ -502,7 +553,22 @@ class LlmAgent(BaseAgent):
                     llm_response=model_response,
                 )
             )
-            event = self._event_from(ctx, replaced or model_response, callback_context.actions)
+            reply = replaced or model_response
+            if self.planner is not None:
+                reply = await planning.process_reply(self.planner, callback_context, reply)
+            if isinstance(self.code_executor, BuiltInCodeExecutor):
+                await code_execution.save_model_images(ctx, reply, callback_context)
+            code = code_execution.code_to_run(self, ctx, reply)
+            if code is not None:
+                # The code and its result are this reply's events; the model goes on next.
+                async with contextlib.aclosing(
+                    code_execution.run_code(self, ctx, code, callback_context.actions)
+                ) as ran_code:
+                    async for code_event in ran_code:
+                        yield code_event
+                callback_context = Context(ctx)
+                continue
+            event = self._event_from(ctx, reply, callback_context.actions)
             callback_context = Context(ctx)
             calls = event.get_function_calls()
             for call in calls:

@@ -48,6 +48,8 @@ from cairn.events.interrupts import (
     RESOLVE_IN_DOUBT_FUNCTION,
     Interrupt,
     awaiting_confirmation,
+    code_results,
+    code_runs,
     describe,
     interrupt_calls,
     starts_invocation,
@@ -161,7 +163,7 @@ async def run_calls(
             )
         )
     if asked_for:
-        request = _interrupt_event(
+        request = interrupt_event(
             agent,
             ctx,
             REQUEST_CONFIRMATION_FUNCTION,
@@ -184,7 +186,7 @@ async def run_calls(
             for call_id, config in asked_auth.items()
             if call_id in by_id
         }
-        request = _interrupt_event(
+        request = interrupt_event(
             agent,
             ctx,
             REQUEST_CREDENTIAL_FUNCTION,
@@ -350,7 +352,7 @@ async def _gate(tool: BaseTool, args: dict[str, Any], context: Context) -> Any:
     confirmation = context.tool_confirmation
     if confirmation is None:
         context.request_confirmation(
-            hint=f"Approve or reject the call {tool.name}({_render(args)}).",
+            hint=f"Approve or reject the call {tool.name}({render(args)}).",
         )
         # A pause, not a result for the model to summarize (the call stays pending).
         context.actions.skip_summarization = True
@@ -374,10 +376,21 @@ class OpenTurn:
 
 
 @dataclasses.dataclass
+class OpenCodeRun:
+    """A code run of this agent whose result is not in the log (its process stopped)."""
+
+    code: types.ExecutableCode
+    answers: dict[str, Any]
+    interrupt: Interrupt | None
+    """The in-doubt interrupt about it, once asked."""
+
+
+@dataclasses.dataclass
 class ResumePoint:
     finished: bool = False
     """The agent already gave its final answer in this invocation."""
     turn: OpenTurn | None = None
+    code_run: OpenCodeRun | None = None
 
 
 def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -> ResumePoint:
@@ -389,6 +402,7 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
     answers: dict[str, Any] = {}
     interrupts: dict[str, Interrupt] = {}
     user_answers: set[str] = set()
+    code_done: set[str] = set()
     # Under a shell agent, only this run's events (a loop's earlier rounds are done).
     run = ctx.session.events[ctx.run_start :] if ctx.run_start else ctx.session.events
     for event in reversed(run):
@@ -399,6 +413,7 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
                 break
             continue
         held = awaiting_confirmation(event)
+        code_done |= code_results(event)
         for response in event.get_function_responses():
             if response.id and response.id not in answers and response.id not in held:
                 answers[response.id] = response.response
@@ -419,6 +434,13 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
                 if about is not None and about.id and about.id not in interrupts:
                     interrupts[about.id] = interrupt
             continue
+        runs = code_runs(event)
+        if runs:
+            unfinished = [code for code in runs if code.id not in code_done]
+            if not unfinished:
+                return ResumePoint()  # its result is in: the model goes on from it
+            code = unfinished[-1]
+            return ResumePoint(code_run=OpenCodeRun(code, answers, interrupts.get(code.id or "")))
         if calls:
             open_calls = [
                 call for call in calls if call.id not in answers and call.name not in delegates
@@ -512,7 +534,7 @@ async def settle(
         )
     if in_doubt:
         result.events.append(
-            _interrupt_event(
+            interrupt_event(
                 agent,
                 ctx,
                 RESOLVE_IN_DOUBT_FUNCTION,
@@ -520,7 +542,7 @@ async def settle(
                     (
                         call,
                         {
-                            "message": f"The call {call.name}({_render(call.args or {})}) "
+                            "message": f"The call {call.name}({render(call.args or {})}) "
                             "started but its result was never recorded (the process running "
                             "it stopped). It may or may not have taken effect. Answer "
                             '{"rerun": true} to run it again, or {"result": ...} with what '
@@ -592,7 +614,7 @@ def _auth_config(config: Any) -> AuthConfig:
 
 
 # -- helpers --------------------------------------------------------------------------------
-def _interrupt_event(
+def interrupt_event(
     agent: LlmAgent,
     ctx: InvocationContext,
     function: str,
@@ -624,7 +646,7 @@ def _dump(confirmation: ToolConfirmation) -> dict[str, Any]:
     return confirmation.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-def _render(args: dict[str, Any]) -> str:
+def render(args: dict[str, Any]) -> str:
     return ", ".join(f"{name}={value!r}" for name, value in args.items())
 
 

@@ -74,6 +74,14 @@ class EventPrinter:
                 if response.name not in _ASKING:
                     summary = f"{response.name}: {compact(response.response)}"
                     self._line("  ← ", compact(summary), "green")
+            elif part.executable_code is not None:
+                self._line("  → ", f"run code: {compact(part.executable_code.code or '')}", "cyan")
+            elif part.code_execution_result is not None:
+                result = part.code_execution_result
+                failed = result.outcome != types.Outcome.OUTCOME_OK
+                label = "code failed" if failed else "code output"
+                style = "red" if failed else "green"
+                self._line("  ← ", compact(f"{label}: {result.output or ''}"), style)
         if event.error_code or event.error_message:
             problem = ": ".join(p for p in (event.error_code, event.error_message) if p)
             print_error(self.console, f"  ✗ {event.author}: {problem}")
@@ -99,7 +107,8 @@ class EventPrinter:
         self.console.print(Text(text), end="")
 
     def _text(self, author: str, text: str, *, thought: bool) -> None:
-        label = Text(f"{author}: ", style="bold")
+        # A thought (a plan, the model's reasoning) is shown as such, never as the answer.
+        label = Text(f"{author} (thinking): " if thought else f"{author}: ", style="bold")
         body = Text(text, style="dim italic" if thought else "")
         self.console.print(Text.assemble(label, body))
 

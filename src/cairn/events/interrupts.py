@@ -9,6 +9,11 @@ Kinds, by the call's name:
   recorded (the process died); the caller supplies the result or approves a re-run.
 - anything else: a long-running tool's own call, answered with its result.
 
+A code run of an agent's code executor is a side effect like a tool call: its
+``executable_code`` part (id ``cairn-code-...``) is committed before it runs and its
+``code_execution_result`` (same id) after; an interrupt about a run names it as the call
+``cairn_code_execution(code=...)`` with the part's id.
+
 An interrupt is pending until a ``FunctionResponse`` with its id is in the log. A
 long-running tool that returns something when called (``{"status": "pending"}``) gives
 an intermediate result, as in ADK: the model sees it and the invocation goes on, but the
@@ -35,6 +40,11 @@ from cairn.events.request_input import REQUEST_INPUT_FUNCTION
 REQUEST_CONFIRMATION_FUNCTION = "adk_request_confirmation"
 REQUEST_CREDENTIAL_FUNCTION = "adk_request_credential"
 RESOLVE_IN_DOUBT_FUNCTION = "cairn_resolve_in_doubt"
+
+CODE_EXECUTION_FUNCTION = "cairn_code_execution"
+"""The name an interrupt gives a code run it is about (the call's args hold the code)."""
+CODE_RUN_ID_PREFIX = "cairn-code-"
+"""The id prefix of code that an agent's code executor runs (not code a model ran itself)."""
 
 PROTOCOL_FUNCTIONS = frozenset(
     {REQUEST_CONFIRMATION_FUNCTION, REQUEST_CREDENTIAL_FUNCTION, RESOLVE_IN_DOUBT_FUNCTION}
@@ -259,6 +269,34 @@ def earlier_call(events: Sequence[Event], invocation_id: str, call_id: str) -> E
     return None
 
 
+def code_runs(event: Event) -> list[types.ExecutableCode]:
+    """The code runs ``event`` records (code an agent's executor runs), in order."""
+    parts = event.content.parts if event.content and event.content.parts else []
+    return [
+        part.executable_code
+        for part in parts
+        if part.executable_code is not None
+        and (part.executable_code.id or "").startswith(CODE_RUN_ID_PREFIX)
+    ]
+
+
+def code_results(event: Event) -> set[str]:
+    """Ids of the code-run results ``event`` records."""
+    parts = event.content.parts if event.content and event.content.parts else []
+    return {
+        part.code_execution_result.id
+        for part in parts
+        if part.code_execution_result is not None and part.code_execution_result.id
+    }
+
+
+def code_run_call(code: types.ExecutableCode) -> types.FunctionCall:
+    """A code run as the call an interrupt is about."""
+    return types.FunctionCall(
+        id=code.id, name=CODE_EXECUTION_FUNCTION, args={"code": code.code or ""}
+    )
+
+
 def starts_invocation(event: Event) -> bool:
     """The user's message that started its invocation (not a later answer to a call, nor a
     workflow node's input, which is on the node's path)."""
@@ -274,10 +312,24 @@ def interrupted_calls(last: Event, answered: set[str]) -> list[Interrupt]:
     """Calls an invocation was running when it stopped, given its last event.
 
     A model turn's calls are always followed by their results (or an interrupt,
-    or a sub-agent's input) in the same invocation, so a last event that is a
-    turn with unanswered, ordinary calls means the process died mid-call.
+    or a sub-agent's input) in the same invocation, and a code run by its result, so a
+    last event that is a turn with unanswered, ordinary calls or a code run without
+    result means the process died mid-call.
     """
     waiting = last.long_running_tool_ids or set()
+    done = code_results(last)
+    calls = [
+        call
+        for call in last.get_function_calls()
+        if call.id
+        and call.id not in answered
+        and call.id not in waiting
+        and call.name not in PROTOCOL_FUNCTIONS
+        and call.name != REQUEST_INPUT_FUNCTION
+    ]
+    calls += [code_run_call(code) for code in code_runs(last) if code.id not in done]
+    if last.author == "user":
+        return []
     return [
         Interrupt(
             id=call.id or "",
@@ -295,13 +347,7 @@ def interrupted_calls(last: Event, answered: set[str]) -> list[Interrupt]:
             event_id=last.id,
             timestamp=last.timestamp,
         )
-        for call in last.get_function_calls()
-        if call.id
-        and call.id not in answered
-        and call.id not in waiting
-        and call.name not in PROTOCOL_FUNCTIONS
-        and call.name != REQUEST_INPUT_FUNCTION
-        and last.author != "user"
+        for call in calls
     ]
 
 

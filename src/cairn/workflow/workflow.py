@@ -681,15 +681,17 @@ def _has_actions(actions: EventActions) -> bool:
 
 
 def _is_answer(event: Event) -> bool:
-    """A model's answer that ends its turn: text, no calls, not partial."""
+    """A model's answer that ends its turn: text, no calls, not partial (nor code the agent's
+    executor runs next or its result: the model goes on after them)."""
     content = event.content
+    if event.partial or content is None or content.role != "model" or not content.parts:
+        return False
+    last = content.parts[-1]
     return (
-        not event.partial
-        and content is not None
-        and content.role == "model"
-        and bool(content.parts)
-        and not event.get_function_calls()
+        not event.get_function_calls()
         and not event.get_function_responses()
+        and last.executable_code is None
+        and last.code_execution_result is None
     )
 
 
