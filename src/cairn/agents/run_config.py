@@ -19,6 +19,7 @@ from typing import Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from cairn.models.service_tier import ServiceTier
 from cairn.sessions.config import GetSessionConfig
 
 logger = logging.getLogger(__name__)
@@ -45,16 +46,6 @@ class StreamingMode(enum.Enum):
     NONE = None
     SSE = "sse"
     BIDI = "bidi"
-
-
-class ServiceTier(enum.StrEnum):
-    """The serving tiers of Gemini's interactions API (ADK's ``ServiceTier``); a plain
-    string is accepted as well. cairn's model classes do not send it."""
-
-    FLEX = "flex"
-    STANDARD = "standard"
-    PRIORITY = "priority"
-    DEFERRED = "deferred"
 
 
 class ToolThreadPoolConfig(BaseModel):

@@ -1,8 +1,60 @@
-"""Models: the request/response types, the adapter interface and the model registry."""
+"""Models: the request/response types, the adapter interface and the model registry.
+
+The provider classes (``Gemini``, ``Claude``, ``LiteLlm``, ...) are imported when first
+used, as in ADK: their SDKs are extras, and ``import cairn.models`` needs none of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from cairn.models.base_llm import BaseLlm
+from cairn.models.llm_capabilities import LlmCapabilities
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry, UnknownModelError
+from cairn.models.service_tier import ServiceTier
 
-__all__ = ["BaseLlm", "LLMRegistry", "LlmRequest", "LlmResponse", "UnknownModelError"]
+if TYPE_CHECKING:
+    from cairn.models.anthropic_llm import Claude
+    from cairn.models.fallback_model import FallbackModel
+    from cairn.models.gemma3_ollama import Gemma3Ollama
+    from cairn.models.gemma_llm import Gemma
+    from cairn.models.google_llm import Gemini
+    from cairn.models.lite_llm import LiteLlm
+
+_LAZY = {
+    "Claude": "cairn.models.anthropic_llm",
+    "FallbackModel": "cairn.models.fallback_model",
+    "Gemini": "cairn.models.google_llm",
+    "Gemma": "cairn.models.gemma_llm",
+    "Gemma3Ollama": "cairn.models.gemma3_ollama",
+    "LiteLlm": "cairn.models.lite_llm",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "BaseLlm",
+    "Claude",
+    "FallbackModel",
+    "Gemini",
+    "Gemma",
+    "Gemma3Ollama",
+    "LLMRegistry",
+    "LiteLlm",
+    "LlmCapabilities",
+    "LlmRequest",
+    "LlmResponse",
+    "ServiceTier",
+    "UnknownModelError",
+]

@@ -18,7 +18,7 @@ import os
 import random
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 from google.genai import types
@@ -654,3 +654,30 @@ class AnthropicLlm(BaseLlm):
         finally:
             await events.close()
         yield assembler.final()
+
+
+class Claude(AnthropicLlm):
+    """ADK's ``Claude``: Claude served from Vertex AI when ``GOOGLE_CLOUD_PROJECT`` and
+    ``GOOGLE_CLOUD_LOCATION`` are set (Google Cloud credentials from the environment, model
+    names such as ``claude-3-5-sonnet-v2@20241022``), as in ADK; otherwise Anthropic's own
+    API, exactly as :class:`AnthropicLlm` (``ANTHROPIC_API_KEY``)."""
+
+    model: str = "claude-3-5-sonnet-v2@20241022"
+
+    def _sdk_client(self) -> anthropic.AsyncAnthropic:
+        project = os.environ.get("GOOGLE_CLOUD_PROJECT")
+        location = os.environ.get("GOOGLE_CLOUD_LOCATION")
+        if not (project and location):
+            return super()._sdk_client()
+        if self._client is None:
+            vertex = anthropic.AsyncAnthropicVertex(
+                project_id=project,
+                region=location,
+                base_url=self.base_url,
+                timeout=self.timeout,
+                max_retries=0,  # retried by AnthropicLlm, as for Anthropic's API
+                http_client=self.http_client,
+            )
+            # The Vertex client has the Messages API of AsyncAnthropic, which is all that is used.
+            self._client = cast(anthropic.AsyncAnthropic, vertex)
+        return self._client

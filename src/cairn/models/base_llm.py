@@ -6,6 +6,7 @@ from collections.abc import AsyncGenerator
 
 from pydantic import BaseModel, ConfigDict
 
+from cairn.models.llm_capabilities import LlmCapabilities
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
 
@@ -23,6 +24,12 @@ class BaseLlm(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     model: str
+
+    @property
+    def capabilities(self) -> LlmCapabilities:
+        """What this model can do (ADK's ``BaseLlm.capabilities``): by default nothing beyond
+        the basics; a model class that can do more overrides this."""
+        return LlmCapabilities()
 
     @classmethod
     def supported_models(cls) -> list[str]:

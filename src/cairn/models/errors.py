@@ -55,3 +55,17 @@ class MissingApiKeyError(CairnError, ValueError):
             f"variable, or pass api_key=...{example}"
         )
         super().__init__(f"{message}. {hint}" if hint else f"{message}.")
+
+
+class ModelPackageMissingError(CairnError, ImportError):
+    """A model class needs an optional package that is not installed; the message names the
+    extra that installs it."""
+
+    def __init__(self, *, package: str, model_class: str, extra: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{model_class} needs the {package!r} package, which is not installed. Install it "
+            f"with: pip install 'cairn[{extra}]'",
+            name=package,
+        )

@@ -1,4 +1,5 @@
-"""Model strings to model classes: ``gemini-*``, ``openai/<model>``, ``anthropic/<model>``..."""
+"""Model strings to model classes: ``gemini-*``, ``openai/<model>``, ``anthropic/<model>``,
+``ollama_chat/<model>`` and litellm's other providers..."""
 
 from __future__ import annotations
 
@@ -9,12 +10,24 @@ from typing import ClassVar
 from cairn.errors import CairnError
 from cairn.models.base_llm import BaseLlm
 
+_LITELLM_PROVIDERS = (
+    r"(azure|azure_ai|groq|bedrock|ollama_chat|together_ai|vertex_ai|mistral|deepseek"
+    r"|fireworks_ai|cohere|databricks|ai21)/.*"
+)
+"""The litellm providers ADK sends through LiteLlm (openai/ and anthropic/ have adapters here)."""
+
 # Built-in adapters, imported only when a model string needs them (their SDKs are extras).
 _BUILT_IN: list[tuple[str, str, str]] = [
     (r"gemini-.*", "cairn.models.google_llm:Gemini", "google-genai (always installed)"),
     (r"openai/.+", "cairn.models.openai_llm:OpenAILlm", "pip install 'cairn[openai]'"),
     (r"anthropic/.+", "cairn.models.anthropic_llm:AnthropicLlm", "pip install 'cairn[anthropic]'"),
     (r"claude-.*", "cairn.models.anthropic_llm:AnthropicLlm", "pip install 'cairn[anthropic]'"),
+    # Gemma 4 and later call functions natively (Gemini); Gemma 3 needs Gemma's workaround.
+    (r"gemma-4.*", "cairn.models.google_llm:Gemini", "google-genai (always installed)"),
+    (r"gemma-.*", "cairn.models.gemma_llm:Gemma", "google-genai (always installed)"),
+    (r"ollama/gemma3.*", "cairn.models.gemma3_ollama:Gemma3Ollama", "pip install 'cairn[litellm]'"),
+    (_LITELLM_PROVIDERS, "cairn.models.lite_llm:LiteLlm", "pip install 'cairn[litellm]'"),
+    (r"ollama/(?!gemma3).*", "cairn.models.lite_llm:LiteLlm", "pip install 'cairn[litellm]'"),
 ]
 
 
