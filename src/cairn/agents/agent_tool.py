@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.branches import call_branch
+from cairn.agents.grounding import GROUNDING_STATE_KEY, grounding_state_value
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.llm_agent import LlmAgent
 from cairn.events.event import Event
@@ -41,15 +42,24 @@ class AgentTool(BaseTool):
     last final reply: ``{"result": text}``, or the parsed dict when the agent
     has an ``output_schema``. ``skip_summarization=True`` ends the caller's
     turn with the tool's result instead of handing it back to the caller's model.
+    ``propagate_grounding_metadata=True``: the grounding of the agent's answer (a
+    search's sources) is carried over to the caller's later replies in the
+    invocation (``cairn.agents.grounding``).
     """
 
     def __init__(
-        self, agent: BaseAgent, skip_summarization: bool = False, *, include_plugins: bool = True
+        self,
+        agent: BaseAgent,
+        skip_summarization: bool = False,
+        *,
+        include_plugins: bool = True,
+        propagate_grounding_metadata: bool = False,
     ) -> None:
         super().__init__(name=agent.name, description=agent.description)
         self.agent = agent
         self.skip_summarization = skip_summarization
         self.include_plugins = include_plugins
+        self.propagate_grounding_metadata = propagate_grounding_metadata
 
     def declaration(self) -> types.FunctionDeclaration:
         input_schema = self.agent.input_schema if isinstance(self.agent, LlmAgent) else None
@@ -132,7 +142,11 @@ class AgentTool(BaseTool):
                 yield event
         if waiting_under(ctx.session.events, ctx.invocation_id, branch):
             return  # the agent paused: the call stays open
-        yield self._answer(ctx, call, caller, self._result(_final_on(ctx, branch)))
+        answer = self._answer(ctx, call, caller, self._result(_final_on(ctx, branch)))
+        grounding = _last_grounding_on(ctx, branch) if self.propagate_grounding_metadata else None
+        if grounding is not None:
+            answer.actions.state_delta[GROUNDING_STATE_KEY] = grounding_state_value(grounding)
+        yield answer
 
     def _answer(
         self, ctx: InvocationContext, call: types.FunctionCall, caller: str, result: Any
@@ -189,6 +203,13 @@ def _invocation_events(ctx: InvocationContext) -> list[Event]:
 
 def _has_events(ctx: InvocationContext, branch: str) -> bool:
     return any(event.branch == branch for event in _invocation_events(ctx))
+
+
+def _last_grounding_on(ctx: InvocationContext, branch: str) -> types.GroundingMetadata | None:
+    for event in _invocation_events(ctx):
+        if event.branch == branch and event.grounding_metadata is not None:
+            return event.grounding_metadata
+    return None
 
 
 def _final_on(ctx: InvocationContext, branch: str) -> Event | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from google.genai import types
 
 from cairn.agents.run_config import RunConfig
+from cairn.models.context_cache_config import ContextCacheConfig
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.session import Session
 
@@ -109,6 +110,9 @@ class InvocationContext:
     resumability_config: Any = None
     """The App's ``ResumabilityConfig``: with ``is_resumable``, agents write ADK's
     ``agent_state``/``end_of_agent`` marker events (cairn resumes from the log either way)."""
+    context_cache_config: ContextCacheConfig | None = None
+    """The App's ``ContextCacheConfig``: agents' requests then ask their model to cache
+    (``cairn.agents.context_caching``)."""
     delegation: str | None = None
     """The id of the parent's call this (task or single_turn) agent is serving, if any."""
     flags: InvocationFlags = dataclasses.field(default_factory=InvocationFlags)

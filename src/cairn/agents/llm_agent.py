@@ -18,6 +18,7 @@ import cairn.telemetry as telemetry
 from cairn.agents import code_execution, planning
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.branches import call_branch, parent_branch
+from cairn.agents.built_in_tools import offered_tool, offered_transfer_targets
 from cairn.agents.callback_hook import CallbackHook, CallbackInfo
 from cairn.agents.callbacks import (
     AfterModelCallback,
@@ -29,6 +30,8 @@ from cairn.agents.callbacks import (
 )
 from cairn.agents.contents import ContentsCache, build_contents, current_turn_start
 from cairn.agents.context import Context
+from cairn.agents.context_caching import apply_context_cache
+from cairn.agents.grounding import grounding_to_propagate
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.readonly_context import ReadonlyContext
@@ -256,6 +259,11 @@ class LlmAgent(BaseAgent):
             )
         return targets
 
+    def _offered_transfer_targets(self) -> list[BaseAgent]:
+        """The transfer targets its model is offered (none when its built-in search tools
+        cannot go with the transfer function; see ``cairn.agents.built_in_tools``)."""
+        return offered_transfer_targets(self, self.transfer_targets())
+
     def _delegates(self) -> dict[str, LlmAgent]:
         """Sub-agents in task or single_turn mode, offered to the model as tools."""
         return {a.name: a for a in self.sub_agents if isinstance(a, LlmAgent) and _is_delegated(a)}
@@ -266,9 +274,10 @@ class LlmAgent(BaseAgent):
             # A response schema cannot hold a model that may call tools: it answers
             # through this tool instead (offered first, as ADK offers it).
             tools.append(SetModelResponseTool(self.output_schema))
+        crowded = len(self.tools) > 1 or bool(self.transfer_targets())
         for entry in self.tools:
             if isinstance(entry, BaseTool):
-                tools.append(entry)
+                tools.append(offered_tool(entry, agent=self, crowded=crowded))
             elif isinstance(entry, BaseToolset):
                 try:
                     listed = await entry.get_tools_with_prefix(ctx)
@@ -293,7 +302,7 @@ class LlmAgent(BaseAgent):
                     f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
                     "functions, BaseTool or BaseToolset instances"
                 )
-        targets = self.transfer_targets()
+        targets = self._offered_transfer_targets()
         if targets and not any(tool.name == TRANSFER_TOOL for tool in tools):
             # A tool of the user's own by that name is the one the model calls, as in ADK.
             tools.append(TransferToAgentTool([target.name for target in targets]))
@@ -327,7 +336,7 @@ class LlmAgent(BaseAgent):
         if isinstance(root, LlmAgent) and root.global_instruction:
             instructions.append(await root._instruction_text(root.global_instruction, readonly))
         instructions.append(await self._instruction_text(self.instruction, readonly))
-        targets = self.transfer_targets()
+        targets = self._offered_transfer_targets()
         if targets:
             listing = "\n".join(
                 f"- {t.name}: {t.description or '(no description)'}" for t in targets
@@ -385,6 +394,7 @@ class LlmAgent(BaseAgent):
                 await entry.process_llm_request(tool_context=tool_context, llm_request=request)
         for tool in tools:
             await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+        apply_context_cache(request, ctx, agent_name=self.name)
         return request
 
     # -- the loop -----------------------------------------------------------------------------
@@ -568,6 +578,9 @@ class LlmAgent(BaseAgent):
                         yield code_event
                 callback_context = Context(ctx)
                 continue
+            grounding = grounding_to_propagate(ctx.session.state, tools)
+            if grounding is not None:  # a search an agent tool did grounds this reply
+                reply = reply.model_copy(update={"grounding_metadata": grounding})
             event = self._event_from(ctx, reply, callback_context.actions)
             callback_context = Context(ctx)
             calls = event.get_function_calls()

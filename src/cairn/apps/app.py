@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.context_cache_config import ContextCacheConfig
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.workflow.nodes import BaseNode
 
@@ -75,6 +76,9 @@ class App(BaseModel):
     root_agent: BaseAgent
     plugins: list[BasePlugin] = Field(default_factory=list)
     events_compaction_config: EventsCompactionConfig | None = None
+    context_cache_config: ContextCacheConfig | None = None
+    """Context caching for every LLM agent of the app (None: off); see
+    docs/built-in-tools-and-caching.md."""
     resumability_config: ResumabilityConfig | None = None
 
     @field_validator("root_agent", mode="before")

@@ -7,6 +7,7 @@ from typing import Any
 from google.genai import types
 
 from cairn.events._base import CamelModel
+from cairn.events.cache_metadata import CacheMetadata
 
 
 class LlmResponseFields(CamelModel):
@@ -15,6 +16,10 @@ class LlmResponseFields(CamelModel):
     model_version: str | None = None
     content: types.Content | None = None
     grounding_metadata: types.GroundingMetadata | None = None
+    """Where a grounded answer came from (Google Search, Maps, Vertex AI Search...)."""
+    url_context_metadata: types.UrlContextMetadata | None = None
+    """The URLs the url_context tool fetched, and whether each could be (cairn keeps it;
+    ADK drops it)."""
     partial: bool | None = None
     """A streaming chunk: shown to the caller, never stored, its actions never applied."""
     turn_complete: bool | None = None
@@ -29,4 +34,6 @@ class LlmResponseFields(CamelModel):
     avg_logprobs: float | None = None
     logprobs_result: types.LogprobsResult | None = None
     citation_metadata: types.CitationMetadata | None = None
+    cache_metadata: CacheMetadata | None = None
+    """The context cache the request used or may create next (App.context_cache_config)."""
     interaction_id: str | None = None

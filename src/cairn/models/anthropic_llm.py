@@ -216,6 +216,38 @@ def _messages(contents: list[types.Content]) -> list[dict[str, Any]]:
     return messages
 
 
+_ONE_HOUR = 3600
+"""The longest a prompt cache lives (Anthropic offers five minutes, the default, or an hour)."""
+
+
+def _mark_cache_breakpoints(params: dict[str, Any], llm_request: LlmRequest) -> None:
+    """Prompt caching, as ADK does it for Claude when the App has a ``ContextCacheConfig``.
+
+    Claude reads tools, then the system prompt, then the messages; a ``cache_control``
+    breakpoint on the last tool, on the system prompt and on the last message block caches
+    each prefix, so a change further down leaves the levels above it cached. A
+    ``ttl_seconds`` of an hour or more asks for the hour-long cache. No breakpoint when the
+    previous prompt measured fewer than ``min_tokens`` tokens.
+    """
+    config = llm_request.cache_config
+    if config is None:
+        return
+    measured = llm_request.cacheable_contents_token_count
+    if measured is not None and measured < config.min_tokens:
+        return
+    marker: dict[str, str] = {"type": "ephemeral"}
+    if config.ttl_seconds >= _ONE_HOUR:
+        marker["ttl"] = "1h"
+    if params.get("tools"):
+        params["tools"][-1]["cache_control"] = marker
+    if isinstance(params.get("system"), str):
+        params["system"] = [{"type": "text", "text": params["system"], "cache_control": marker}]
+    for message in reversed(params["messages"]):
+        if message["content"]:
+            message["content"][-1]["cache_control"] = marker
+            return
+
+
 def _json_schema(node: dict[str, Any]) -> dict[str, Any]:
     """A dumped genai ``Schema`` (OpenAPI flavour, upper-case types) as JSON Schema."""
     out: dict[str, Any] = {}
@@ -547,6 +579,7 @@ class AnthropicLlm(BaseLlm):
         }
         if extra := {name: value for name, value in sampling.items() if value is not None}:
             params["extra_body"] = extra
+        _mark_cache_breakpoints(params, llm_request)
         return params
 
     def _backoff(self, retry_index: int, headers: Mapping[str, str]) -> float:

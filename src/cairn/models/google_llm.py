@@ -1,10 +1,12 @@
 """Gemini models (``gemini-*``) through google-genai's async client, on the Gemini API or Vertex AI.
 
 cairn's requests and responses are google-genai types already, so contents and
-config pass through as they are. What this adapter adds: credentials from the
-environment, retries (rate limits, server errors, timeouts; honouring the wait
-the server asks for), one ``ModelCallError`` for every failure, and streamed
-chunks merged into one final response.
+config pass through as they are (Gemini's built-in tools too: ``Tool(google_search=...)``,
+code execution, ...). What this adapter adds: credentials from the environment, retries
+(rate limits, server errors, timeouts; honouring the wait the server asks for), one
+``ModelCallError`` for every failure, streamed chunks merged into one final response
+(parts in the order they came), and context caching when the request asks for it
+(``GeminiContextCacheManager``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import importlib
 import logging
 import os
 import random
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
@@ -22,8 +25,10 @@ from google.genai import errors as genai_errors
 from google.genai import types
 from pydantic import Field, PrivateAttr
 
+from cairn.events.cache_metadata import CacheMetadata
 from cairn.models.base_llm import BaseLlm
 from cairn.models.errors import MissingApiKeyError, ModelCallError
+from cairn.models.gemini_context_cache_manager import GeminiContextCacheManager
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
 from cairn.models.retries import is_retryable_status, retry_after_seconds
@@ -100,6 +105,9 @@ class Gemini(BaseLlm):
         default=asyncio.sleep, exclude=True, repr=False
     )
     """Waits between attempts (replaced in tests so that they do not wait)."""
+    clock: Callable[[], float] = Field(default=time.time, exclude=True, repr=False)
+    """Epoch seconds now, against which a context cache's expiry is checked (replaced in
+    tests that replay recorded caches)."""
 
     _backend: _Backend | None = PrivateAttr(default=None)
 
@@ -110,32 +118,54 @@ class Gemini(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        call = _Call(
-            gemini=self,
-            backend=self._client(),
-            model=llm_request.model or self.model,
-            contents=list(llm_request.contents),
-            config=_without_automatic_function_calling(llm_request.config),
-        )
-        if not call.contents:
+        backend = self._client()
+        model = llm_request.model or self.model
+        if not llm_request.contents:
             raise ModelCallError(
-                provider=call.provider,
-                model=call.model,
+                provider=backend.provider,
+                model=model,
                 status_code=None,
                 provider_message="the request has no contents, so google-genai does not send it",
                 retryable=False,
                 hint="Start the turn with a user message (new_message=...)",
             )
+        request, cache_metadata = await self._with_context_cache(backend, llm_request, model)
+        call = _Call(
+            gemini=self,
+            backend=backend,
+            model=model,
+            contents=list(request.contents),
+            config=_without_automatic_function_calling(request.config),
+        )
         if not stream:
             response = await call.with_retries(call.generate)
-            yield _llm_response(response).model_copy(update={"turn_complete": True})
+            yield _llm_response(response).model_copy(
+                update={"turn_complete": True, "cache_metadata": cache_metadata}
+            )
             return
         turn = _StreamedTurn()
         async for chunk in call.stream():
             partial = turn.add(chunk)
             if partial is not None:
                 yield partial
-        yield turn.final()
+        yield turn.final().model_copy(update={"cache_metadata": cache_metadata})
+
+    async def _with_context_cache(
+        self, backend: _Backend, llm_request: LlmRequest, model: str
+    ) -> tuple[LlmRequest, CacheMetadata | None]:
+        """The request to send (a copy naming its cache, when caching is on) and the cache
+        metadata its response is to carry; the caller's request is left as it was."""
+        if llm_request.cache_config is None:
+            return llm_request, None
+        request = llm_request.model_copy(
+            update={
+                "model": model,
+                "config": llm_request.config.model_copy(),
+                "contents": list(llm_request.contents),
+            }
+        )
+        manager = GeminiContextCacheManager(backend.client, clock=self.clock)
+        return request, await manager.handle_context_caching(request)
 
     def _client(self) -> _Backend:
         """The google-genai client, made on the first call (so a missing key fails the call)."""
@@ -265,6 +295,8 @@ class _Call:
                     raise self.transport_error(exc, attempts=attempts) from exc
                 wait = None
                 reason = "timeout" if isinstance(exc, _TIMEOUT_ERRORS) else "no connection"
+            except ValueError as exc:  # google-genai refused to build the request
+                raise self.request_error(exc) from exc
             if wait is None:
                 wait = _backoff(attempts)
             logger.warning(
@@ -292,6 +324,26 @@ class _Call:
             retryable=is_retryable_status(exc.code),
             attempts=attempts,
             hint=hint or self.hint(exc),
+        )
+
+    def request_error(self, exc: ValueError) -> ModelCallError:
+        """google-genai would not send the request (nothing was sent): say what it refused."""
+        message = str(exc)
+        if "only supported in" in message and self.provider == "gemini":
+            hint = (
+                "This tool or setting exists on Vertex AI only: set "
+                "GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and "
+                "GOOGLE_CLOUD_LOCATION (or an api_key for Vertex AI express mode)"
+            )
+        else:
+            hint = "Fix the request's config or contents as the message says"
+        return ModelCallError(
+            provider=self.provider,
+            model=self.model,
+            status_code=None,
+            provider_message=self.redacted(f"google-genai refused the request: {message}"),
+            retryable=False,
+            hint=hint,
         )
 
     def transport_error(self, exc: Exception, *, attempts: int) -> ModelCallError:
@@ -404,6 +456,7 @@ def _llm_response(response: types.GenerateContentResponse) -> LlmResponse:
         return LlmResponse(
             content=candidate.content,
             grounding_metadata=candidate.grounding_metadata,
+            url_context_metadata=candidate.url_context_metadata,
             usage_metadata=response.usage_metadata,
             finish_reason=candidate.finish_reason,
             citation_metadata=candidate.citation_metadata,
@@ -424,22 +477,25 @@ def _llm_response(response: types.GenerateContentResponse) -> LlmResponse:
 class _StreamedTurn:
     """Streamed chunks merged into one reply.
 
-    Text is joined into one text part (thought text into one thought part before
-    it); function calls and other parts are kept whole, in order. The final
-    response has the latest usage, finish reason and grounding the chunks held.
+    Parts stay in the order they came; consecutive text of one kind (thought or answer)
+    is joined into one part, keeping its thought signature. Function calls, code and its
+    results, images and the like are kept whole. The final response has the latest usage,
+    finish reason and grounding the chunks held.
     """
 
     def __init__(self) -> None:
+        self.parts: list[types.Part] = []
         self.text: list[str] = []
-        self.thought: list[str] = []
+        """The text run being joined (of kind ``text_thought``)."""
+        self.text_thought: bool | None = None
+        """None: no text run is open."""
         self.text_signature: bytes | None = None
-        self.thought_signature: bytes | None = None
-        self.other_parts: list[types.Part] = []
         self.last: LlmResponse | None = None
         self.finish_reason: types.FinishReason | None = None
         self.model_version: str | None = None
         self.usage: types.GenerateContentResponseUsageMetadata | None = None
         self.grounding: types.GroundingMetadata | None = None
+        self.url_context: types.UrlContextMetadata | None = None
         self.citations: types.CitationMetadata | None = None
 
     def add(self, chunk: types.GenerateContentResponse) -> LlmResponse | None:
@@ -450,18 +506,20 @@ class _StreamedTurn:
         self.model_version = response.model_version or self.model_version
         self.usage = response.usage_metadata or self.usage
         self.grounding = response.grounding_metadata or self.grounding
+        self.url_context = response.url_context_metadata or self.url_context
         self.citations = response.citation_metadata or self.citations
         text_parts: list[types.Part] = []
         for part in (response.content.parts if response.content else None) or []:
             if part.text is None or _has_more_than_text(part):
-                self.other_parts.append(part)
+                self._close_text()
+                self.parts.append(part)
                 continue
-            if part.thought:
-                self.thought.append(part.text)
-                self.thought_signature = part.thought_signature or self.thought_signature
-            else:
-                self.text.append(part.text)
-                self.text_signature = part.thought_signature or self.text_signature
+            thought = bool(part.thought)
+            if self.text_thought is not None and self.text_thought != thought:
+                self._close_text()
+            self.text.append(part.text)
+            self.text_thought = thought
+            self.text_signature = part.thought_signature or self.text_signature
             if part.text:
                 text_parts.append(types.Part(text=part.text, thought=part.thought))
         if not text_parts:
@@ -472,18 +530,23 @@ class _StreamedTurn:
             model_version=response.model_version,
         )
 
-    def final(self) -> LlmResponse:
-        """The whole reply (``turn_complete=True``); an error response when there was none."""
-        parts: list[types.Part] = []
-        thought = "".join(self.thought)
-        if thought or self.thought_signature:
-            parts.append(
-                types.Part(text=thought, thought=True, thought_signature=self.thought_signature)
-            )
+    def _close_text(self) -> None:
+        """End the open text run: its joined text becomes one part."""
         text = "".join(self.text)
         if text or self.text_signature:
-            parts.append(types.Part(text=text, thought_signature=self.text_signature))
-        parts += self.other_parts
+            self.parts.append(
+                types.Part(
+                    text=text,
+                    thought=True if self.text_thought else None,
+                    thought_signature=self.text_signature,
+                )
+            )
+        self.text, self.text_thought, self.text_signature = [], None, None
+
+    def final(self) -> LlmResponse:
+        """The whole reply (``turn_complete=True``); an error response when there was none."""
+        self._close_text()
+        parts = self.parts
         last = self.last
         if last is None:
             return LlmResponse(
@@ -494,6 +557,7 @@ class _StreamedTurn:
         return LlmResponse(
             content=types.Content(role="model", parts=parts) if parts else last.content,
             grounding_metadata=self.grounding,
+            url_context_metadata=self.url_context,
             citation_metadata=self.citations,
             usage_metadata=self.usage,
             finish_reason=self.finish_reason,

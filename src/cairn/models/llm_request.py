@@ -7,13 +7,18 @@ from typing import Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
+from cairn.events.cache_metadata import CacheMetadata
+from cairn.models.context_cache_config import ContextCacheConfig
+
 
 class LlmRequest(BaseModel):
     """A model call: the conversation as this agent sees it, plus its configuration.
 
     ``config.system_instruction`` carries the instructions, ``config.tools``
-    the function declarations; ``tools_dict`` maps each declared name to the
-    tool object that runs it (never sent to the model).
+    the function declarations (and any Gemini built-in tool); ``tools_dict`` maps
+    each declared name to the tool object that runs it (never sent to the model).
+    With context caching on, ``cache_config``, ``cache_metadata`` and
+    ``cacheable_contents_token_count`` tell the model adapter what to cache.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -22,6 +27,12 @@ class LlmRequest(BaseModel):
     contents: list[types.Content] = Field(default_factory=list)
     config: types.GenerateContentConfig = Field(default_factory=types.GenerateContentConfig)
     tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    cache_config: ContextCacheConfig | None = None
+    """The App's context caching settings (None: do not cache)."""
+    cache_metadata: CacheMetadata | None = None
+    """The cache (or prefix fingerprint) this agent's previous response recorded."""
+    cacheable_contents_token_count: int | None = None
+    """The prompt tokens of this agent's previous request, as the model counted them."""
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Add paragraphs to the system instruction (joined with blank lines)."""

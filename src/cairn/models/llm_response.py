@@ -26,6 +26,7 @@ class LlmResponse(LlmResponseFields):
                 return LlmResponse(
                     content=candidate.content,
                     grounding_metadata=candidate.grounding_metadata,
+                    url_context_metadata=candidate.url_context_metadata,
                     usage_metadata=usage,
                     finish_reason=candidate.finish_reason,
                     citation_metadata=candidate.citation_metadata,

@@ -366,6 +366,7 @@ class Runner:
                 plugin_manager=self.plugin_manager,
                 credential_answers=credential_answers,
                 resumability_config=self.app.resumability_config if self.app else None,
+                context_cache_config=self.app.context_cache_config if self.app else None,
             )
             if continuing:  # ADK's in-memory view of the invocation's markers
                 ctx.populate_invocation_agent_states()

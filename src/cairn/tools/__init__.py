@@ -8,8 +8,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from cairn.tools.base_tool import BaseTool, BaseToolset
+from cairn.tools.enterprise_search_tool import enterprise_web_search_tool as enterprise_web_search
 from cairn.tools.exit_loop_tool import exit_loop
 from cairn.tools.function_tool import FunctionTool, LongRunningFunctionTool
+from cairn.tools.google_maps_grounding_tool import google_maps_grounding
+from cairn.tools.google_search_tool import google_search
 from cairn.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts
 from cairn.tools.load_memory_tool import LoadMemoryTool, load_memory
 from cairn.tools.mcp_toolset import (
@@ -23,6 +26,8 @@ from cairn.tools.mcp_toolset import (
 )
 from cairn.tools.preload_memory_tool import PreloadMemoryTool, preload_memory
 from cairn.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
+from cairn.tools.url_context_tool import url_context
+from cairn.tools.vertex_ai_search_tool import VertexAiSearchTool
 
 if TYPE_CHECKING:
     from cairn.tools.agent_tool import AgentTool
@@ -59,9 +64,14 @@ __all__ = [
     "StreamableHTTPConnectionParams",
     "ToolContext",
     "TransferToAgentTool",
+    "VertexAiSearchTool",
+    "enterprise_web_search",
     "exit_loop",
+    "google_maps_grounding",
+    "google_search",
     "load_artifacts",
     "load_memory",
     "preload_memory",
     "transfer_to_agent",
+    "url_context",
 ]
