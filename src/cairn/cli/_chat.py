@@ -36,7 +36,8 @@ def user_message(text: str) -> types.Content:
 
 
 class Chat:
-    """Runs one session's turns through ``runner`` and prints what happens."""
+    """Runs one session's turns through ``runner`` and prints what happens; the model's
+    text streams as it comes unless ``stream=False`` (``--no-stream``)."""
 
     def __init__(
         self,
@@ -46,11 +47,13 @@ class Chat:
         user_id: str,
         session_id: str,
         errors: Console,
+        stream: bool = True,
     ):
         self.runner, self.console, self.errors = runner, console, errors
         self.user_id, self.session_id = user_id, session_id
         self.printer = EventPrinter(console)
-        self.run_config = RunConfig(streaming_mode=StreamingMode.SSE)
+        mode = StreamingMode.SSE if stream else StreamingMode.NONE
+        self.run_config = RunConfig(streaming_mode=mode)
 
     async def pending(self) -> list[Interrupt]:
         return await self.runner.list_pending_interrupts(

@@ -50,6 +50,7 @@ class RunOptions:
     list_pending: bool
     replay: Path | None
     lease_ttl: float
+    stream: bool = True
 
 
 @click.command()
@@ -95,6 +96,12 @@ class RunOptions:
     '{"continue": true}).',
 )
 @click.option("--lease-ttl", type=LEASE_TTL, default=30.0, metavar="SECONDS", help=LEASE_TTL_HELP)
+@click.option(
+    "--no-stream",
+    is_flag=True,
+    help="Ask the model for whole replies instead of streamed text (for servers that cannot "
+    "stream some requests, such as tool calls on some local OpenAI-compatible servers).",
+)
 @click.option("--no-color", is_flag=True, help="Plain output, no colours or styles.")
 def run(
     path: Path,
@@ -105,15 +112,17 @@ def run(
     list_pending: bool,
     replay: Path | None,
     lease_ttl: float,
+    no_stream: bool,
     no_color: bool,
 ) -> None:
     """Talk to the agent or workflow defined in PATH, in this terminal.
 
     PATH is a Python file or a package directory that defines `root_agent`
-    (ADK's convention) or `app` (a cairn App). Text streams as it arrives; tool
-    calls and results show one line each. When the agent pauses (a confirmation,
-    an input request, a long-running tool, a credential, a call in doubt), you
-    are asked for the answer and the run resumes. Quit whenever you like: run
+    (ADK's convention) or `app` (a cairn App). Text streams as it arrives
+    (--no-stream: whole replies); tool calls and results show one line each.
+    When the agent pauses (a confirmation, an input request, a long-running
+    tool, a credential, a call in doubt), you are asked for the answer and the
+    run resumes. Quit whenever you like: run
     again with --session ID (the id is printed at the start) to continue, and
     pending interrupts are asked for first.
 
@@ -128,6 +137,7 @@ def run(
       cairn run shop.py --session 5f0c1e9a
       cairn run shop.py --session 5f0c1e9a --list-pending
       cairn run shop.py --replay turns.json --store memory://
+      cairn run local_model_agent.py --no-stream
 
     \b
     Exit codes:
@@ -143,7 +153,7 @@ def run(
     if list_pending and replay is not None:
         raise click.UsageError("--list-pending and --replay do not go together")
     options = RunOptions(
-        path, store, app_name, user_id, session_id, list_pending, replay, lease_ttl
+        path, store, app_name, user_id, session_id, list_pending, replay, lease_ttl, not no_stream
     )
     console, errors = (
         Console(
@@ -246,7 +256,14 @@ async def _session(
             console.print(
                 Text("  the replay file's state is for new sessions; not applied", "yellow")
             )
-    chat = Chat(runner, console, user_id=user_id, session_id=session.id, errors=errors)
+    chat = Chat(
+        runner,
+        console,
+        user_id=user_id,
+        session_id=session.id,
+        errors=errors,
+        stream=options.stream,
+    )
     if options.list_pending:
         chat.show_pending(await chat.pending(), full=True)
         return EXIT_OK
@@ -266,6 +283,8 @@ def _again(options: RunOptions, session_id: str) -> str:
         words += ["--app", options.app_name]
     if options.user_id != DEFAULT_USER:
         words += ["--user", options.user_id]
+    if not options.stream:
+        words.append("--no-stream")
     words += ["--session", session_id]
     return " ".join(shlex.quote(word) for word in words)
 

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from cairn.errors import CairnError
 
+PROVIDER_MESSAGE_LIMIT = 600
+"""The most characters of a provider's own message an error keeps (servers may send pages)."""
+
+
+def capped(message: str, limit: int = PROVIDER_MESSAGE_LIMIT) -> str:
+    """``message`` cut to ``limit`` characters, saying how much was left out."""
+    message = message.strip()
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit].rstrip()} … [{len(message) - limit} more characters]"
+
 
 class ModelCallError(CairnError, RuntimeError):
     """A call to a model provider failed (HTTP error, timeout, unreachable server).
@@ -12,8 +23,8 @@ class ModelCallError(CairnError, RuntimeError):
     failure), ``provider`` names the adapter's provider (``"openai"``,
     ``"anthropic"``) and ``retryable`` says whether the same call may succeed
     later (rate limits, server errors, timeouts). The message names the
-    provider, the model, the status and the provider's own message, and never
-    holds an API key.
+    provider, the model, the status and the provider's own message (its first
+    ``PROVIDER_MESSAGE_LIMIT`` characters), and never holds an API key.
     """
 
     def __init__(
@@ -30,6 +41,7 @@ class ModelCallError(CairnError, RuntimeError):
         self.provider = provider
         self.model = model
         self.status_code = status_code
+        provider_message = capped(provider_message)
         self.provider_message = provider_message
         self.retryable = retryable
         self.attempts = attempts
@@ -38,6 +50,46 @@ class ModelCallError(CairnError, RuntimeError):
         said = provider_message.strip().rstrip(".") or "no message"
         message = f"{provider} model {model!r} call failed{tries}{status}: {said}"
         super().__init__(f"{message}. {hint}" if hint else message)
+
+
+class ContextWindowExceededError(ModelCallError):
+    """The prompt does not fit the model's context window: refused before it was sent (the
+    window is known and the prompt's estimate passes it) or by the server.
+
+    ``context_window`` is the window in tokens and ``prompt_tokens`` the prompt's size
+    (the server's count, or cairn's estimate), each ``None`` when unknown. The message
+    says that the oversized content stays in the session's history, so every later
+    turn overflows too, and how to get out: rewind, compaction, a larger window.
+    """
+
+    def __init__(
+        self,
+        *,
+        provider: str,
+        model: str,
+        provider_message: str,
+        context_window: int | None = None,
+        prompt_tokens: int | None = None,
+        status_code: int | None = None,
+        before_sending: bool = False,
+    ) -> None:
+        self.context_window = context_window
+        self.prompt_tokens = prompt_tokens
+        self.before_sending = before_sending
+        where = "It was not sent. " if before_sending else ""
+        super().__init__(
+            provider=provider,
+            model=model,
+            status_code=status_code,
+            provider_message=provider_message,
+            retryable=False,
+            hint=f"{where}The content that made the prompt too long stays in the session's "
+            "history, so every later turn of this session overflows too. Rewind the session "
+            "to before the invocation that added it (Runner.rewind_async, `cairn web`'s "
+            "rewind, or POST .../rewind), let compaction summarise old events "
+            "(App(events_compaction_config=EventsCompactionConfig(...))), shorten what tools "
+            "return, or use a model with a larger context window",
+        )
 
 
 class MissingApiKeyError(CairnError, ValueError):

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import httpx2
 import openai
@@ -26,14 +26,12 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter
 
 from cairn.models.base_llm import BaseLlm
-from cairn.models.errors import MissingApiKeyError, ModelCallError
+from cairn.models.errors import ContextWindowExceededError, MissingApiKeyError, ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
-from cairn.models.retries import backoff_seconds, is_retryable_status, retry_after_seconds
+from cairn.models.retries import backoff_seconds, retry_after_seconds
 
 logger = logging.getLogger(__name__)
-
-_T = TypeVar("_T")
 
 _PROVIDER = "openai"
 _PREFIX = "openai/"
@@ -58,16 +56,32 @@ class OpenAILlm(BaseLlm):
 
     ``OpenAILlm(model="openai/gpt-4o-mini")`` reads ``OPENAI_API_KEY`` (and
     ``OPENAI_BASE_URL``) from the environment; ``base_url=`` without a key
-    reaches a local server. Rate limits (429) and server errors (5xx), timeouts
-    and connection failures are retried ``max_retries`` times with exponential
-    backoff, honouring ``Retry-After``; then, or on any other HTTP error, a
-    :class:`~cairn.models.errors.ModelCallError` is raised.
+    reaches a local server.
+
+    Passing failures are retried with exponential backoff (about 0.5 s, 1 s, 2 s
+    ... up to 8 s, or what ``Retry-After`` asks for): no connection, timeouts,
+    429, 502, 503, 504, and a stream that ended with nothing in it. Retries stop
+    after ``max_retries`` of them, or once the waits would add up to more than
+    ``retry_window`` seconds, whichever comes first; the 30 s default outlasts
+    the restart of a small local model server. A 500 (or other 5xx) is retried
+    too, unless the retry fails with the same message: a server that says the
+    same thing twice is rejecting this request, and saying it again will not
+    help. Any other HTTP error (400, 401, 404 ...) is raised at once. Each is a
+    :class:`~cairn.models.errors.ModelCallError`;
+    :class:`~cairn.models.errors.ContextWindowExceededError` when the prompt
+    does not fit ``context_window`` (checked before sending when the window is
+    known: set here, or learnt from a server that said it in an overflow error).
     """
 
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False, exclude=True)
     timeout: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=3, ge=0)
+    max_retries: int = Field(default=10, ge=0)
+    retry_window: float = Field(default=30.0, ge=0)
+    """Seconds of waiting between retries, at most, for one call (see the class doc)."""
+    context_window: int | None = Field(default=None, gt=0)
+    """The model's context window in tokens; prompts estimated to exceed it are refused
+    before they are sent. ``None``: unknown until a server's overflow error says it."""
     http_client: httpx2.AsyncClient | None = Field(default=None, repr=False, exclude=True)
     """The HTTP client the SDK sends with (for proxies, custom transports, tests)."""
 
@@ -77,6 +91,8 @@ class OpenAILlm(BaseLlm):
     _client_cache: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = PrivateAttr(
         default=None
     )
+    _learnt_window: int | None = PrivateAttr(default=None)
+    """The context window a server stated in an overflow error."""
 
     @classmethod
     def supported_models(cls) -> list[str]:
@@ -87,34 +103,99 @@ class OpenAILlm(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         client = self._client()
         params = _request_params(llm_request, (llm_request.model or self.model))
-        if not stream:
-            completion = await self._with_retries(
-                client, lambda: client.chat.completions.create(**params)
-            )
-            yield _response_from_completion(completion)
-            return
-        chunks = await self._with_retries(
-            client,
-            lambda: client.chat.completions.create(
-                stream=True, stream_options={"include_usage": True}, **params
-            ),
+        self._check_prompt_size(params)
+        retries = _Retries()
+        while True:
+            shown = False
+            try:
+                if not stream:
+                    completion = await client.chat.completions.create(**params)
+                    yield _response_from_completion(completion)
+                    return
+                chunks = await client.chat.completions.create(
+                    stream=True, stream_options={"include_usage": True}, **params
+                )
+                assembler = _StreamAssembler()
+                try:
+                    async for chunk in chunks:
+                        text = assembler.add(chunk)
+                        if text:
+                            shown = True
+                            yield LlmResponse(
+                                partial=True,
+                                content=types.Content(role="model", parts=[types.Part(text=text)]),
+                                model_version=chunk.model or None,
+                            )
+                finally:
+                    await chunks.close()
+                if assembler.empty:
+                    raise _EmptyStreamError()
+                yield assembler.response()
+                return
+            except (openai.APIError, httpx2.TransportError, _EmptyStreamError) as error:
+                if shown:
+                    # Text was already shown: a broken stream is reported, never retried from
+                    # the start (that would show the text twice).
+                    raise self._call_error(
+                        error, client, attempts=retries.attempt, during_stream=True
+                    ) from error
+                delay = self._next_delay(error, client, retries)
+            await self._sleep(delay)
+
+    def _next_delay(self, error: Exception, client: openai.AsyncOpenAI, retries: _Retries) -> float:
+        """How long to wait before the next attempt after ``error``; raises the
+        ModelCallError instead when the call is not to be tried again."""
+        failure = _classify(error)
+        if failure.kind == "final":
+            raise self._call_error(error, client, attempts=retries.attempt) from error
+        if failure.kind == "server" and failure.same_as(retries.last):
+            raise self._call_error(
+                error, client, attempts=retries.attempt, repeated=True
+            ) from error
+        if isinstance(error, openai.APIStatusError):
+            delay = _retry_delay(error.response.headers, retries.attempt)
+        else:
+            delay = _backoff(retries.attempt)
+        if retries.attempt > self.max_retries or retries.waited + delay > self.retry_window:
+            raise self._call_error(error, client, attempts=retries.attempt) from error
+        logger.warning(
+            "%s model %r: %s, retry %d in %.1fs (retries stop after max_retries=%d or "
+            "retry_window=%gs of waiting)",
+            _PROVIDER,
+            self.model,
+            failure.reason,
+            retries.attempt,
+            delay,
+            self.max_retries,
+            self.retry_window,
         )
-        assembler = _StreamAssembler()
-        try:
-            async for chunk in chunks:
-                text = assembler.add(chunk)
-                if text:
-                    yield LlmResponse(
-                        partial=True,
-                        content=types.Content(role="model", parts=[types.Part(text=text)]),
-                        model_version=chunk.model or None,
-                    )
-        except (openai.APIError, httpx2.TransportError) as error:
-            # Text was already shown: a broken stream is reported, never retried from the start.
-            raise self._call_error(error, client, attempts=1, during_stream=True) from error
-        finally:
-            await chunks.close()
-        yield assembler.response()
+        retries.attempt += 1
+        retries.waited += delay
+        if failure.kind == "server":
+            retries.last = failure  # a dropped connection in between does not make it new
+        return delay
+
+    def _check_prompt_size(self, params: dict[str, Any]) -> None:
+        """Refuse a prompt estimated not to fit the known context window, before sending."""
+        window = self.context_window or self._learnt_window
+        if window is None:
+            return
+        prompt = _estimated_tokens(params)
+        wanted = prompt + int(params.get("max_tokens") or 0)
+        if wanted <= window:
+            return
+        output = params.get("max_tokens")
+        asked = f" plus max_output_tokens={output}" if output else ""
+        source = "context_window=" if self.context_window else "the window the server stated"
+        raise ContextWindowExceededError(
+            provider=_PROVIDER,
+            model=self.model,
+            provider_message=f"the prompt is about {prompt} tokens{asked}, more than the "
+            f"model's context window of {window} tokens ({source})",
+            context_window=window,
+            prompt_tokens=prompt,
+            before_sending=True,
+        )
 
     def _client(self) -> openai.AsyncOpenAI:
         """The SDK client, made once per event loop (its connection pool belongs to one loop)."""
@@ -146,35 +227,6 @@ class OpenAILlm(BaseLlm):
         self._client_cache = (loop, client)
         return client
 
-    async def _with_retries(
-        self, client: openai.AsyncOpenAI, call: Callable[[], Awaitable[_T]]
-    ) -> _T:
-        attempt = 1
-        while True:
-            try:
-                return await call()
-            except openai.APIStatusError as error:
-                if not is_retryable_status(error.status_code) or attempt > self.max_retries:
-                    raise self._call_error(error, client, attempts=attempt) from error
-                delay = _retry_delay(error.response.headers, attempt)
-                reason = f"HTTP {error.status_code}"
-            except openai.APIConnectionError as error:  # timeouts included
-                if attempt > self.max_retries:
-                    raise self._call_error(error, client, attempts=attempt) from error
-                delay = _backoff(attempt)
-                reason = "timeout" if isinstance(error, openai.APITimeoutError) else "no connection"
-            logger.warning(
-                "%s model %r: %s, retry %d of %d in %.1fs",
-                _PROVIDER,
-                self.model,
-                reason,
-                attempt,
-                self.max_retries,
-                delay,
-            )
-            await self._sleep(delay)
-            attempt += 1
-
     def _call_error(
         self,
         error: Exception,
@@ -182,12 +234,26 @@ class OpenAILlm(BaseLlm):
         *,
         attempts: int,
         during_stream: bool = False,
+        repeated: bool = False,
     ) -> ModelCallError:
         server = str(client.base_url)
         status: int | None = None
+        retryable = True
         if isinstance(error, openai.APIStatusError):
             status = error.status_code
             message = _provider_message(error)
+            retryable = _classify(error).kind != "final"
+            if _is_context_overflow(error, message):
+                window = _stated_window(error, message)
+                if window is not None:
+                    self._learnt_window = window
+                return ContextWindowExceededError(
+                    provider=_PROVIDER,
+                    model=self.model,
+                    status_code=status,
+                    provider_message=self._redacted(message, client),
+                    context_window=window,
+                )
             if status in (401, 403):
                 hint = (
                     "Check the API key (OPENAI_API_KEY or api_key=) and that it may use this model"
@@ -200,10 +266,12 @@ class OpenAILlm(BaseLlm):
             elif status == 429:
                 hint = (
                     "The provider is rate limiting this key or its quota is used up: wait, lower "
-                    "the request rate, or raise max_retries="
+                    "the request rate, or raise max_retries= and retry_window="
                 )
             elif status >= 500:
-                hint = "The provider failed; try again later, or raise max_retries="
+                hint = (
+                    "The provider failed; try again later, or raise max_retries= and retry_window="
+                )
             else:
                 hint = "The provider rejected the request; its message says what to change"
         elif isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
@@ -212,29 +280,115 @@ class OpenAILlm(BaseLlm):
         elif isinstance(error, openai.APIConnectionError | httpx2.TransportError):
             cause = error.__cause__ or error
             message = f"no connection to {server}: {type(cause).__name__}: {cause}"
-            hint = "Check that the server runs and that base_url (or OPENAI_BASE_URL) is right"
+            hint = (
+                "Check that the server runs and that base_url (or OPENAI_BASE_URL) is right; "
+                "raise retry_window= to wait longer for a server that is starting"
+            )
+        elif isinstance(error, _EmptyStreamError):
+            message = str(error)
+            hint = "The server failed after it had started to answer; try again later"
         else:  # an error event inside a stream
             message = _provider_message(error)
             hint = ""
+        if repeated:
+            retryable = False
+            hint = (
+                "The server failed this request the same way twice, so it was not retried "
+                "further: that is the server's answer to this request, not a passing failure"
+            )
+            if isinstance(error, _EmptyStreamError):
+                hint += (
+                    ". A server that cannot stream this request (some cannot stream tool "
+                    "calls) answers it with streaming off: `cairn run --no-stream`, or "
+                    "RunConfig(streaming_mode=StreamingMode.NONE)"
+                )
+            else:
+                hint += "; its message says what it objects to"
         if during_stream:
             hint = (
                 "The stream broke off after output was shown, so it was not retried (that "
                 "would show the output twice); run the turn again"
             )
-        if client.api_key:  # a server may echo what it was sent; the key is never shown
-            message = message.replace(client.api_key, "<api key>")
         return ModelCallError(
             provider=_PROVIDER,
             model=self.model,
             status_code=status,
-            provider_message=message,
-            retryable=status is None or is_retryable_status(status),
+            provider_message=self._redacted(message, client),
+            retryable=retryable,
             attempts=attempts,
             hint=hint,
         )
 
+    @staticmethod
+    def _redacted(message: str, client: openai.AsyncOpenAI) -> str:
+        """A server may echo what it was sent; the key is never shown."""
+        if client.api_key:
+            return message.replace(client.api_key, "<api key>")
+        return message
+
 
 # --- retries -------------------------------------------------------------------------------
+
+
+class _EmptyStreamError(Exception):
+    """The server answered 200 and then its stream ended with no data and no finish reason."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the server answered 200, then its stream ended with no data and no finish "
+            "reason (it failed after it had started to answer)"
+        )
+
+
+_TRANSIENT_STATUSES = frozenset({408, 409, 429, 502, 503, 504, 529})
+"""Timeouts, conflicts, rate limits, a gateway or an overloaded or restarting server."""
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """One failed attempt, as the retry rules see it.
+
+    ``kind`` is ``"transient"`` (retried while the budget lasts), ``"server"`` (a 5xx or a
+    stream that failed: retried unless the retry fails the same way) or ``"final"``.
+    """
+
+    kind: str
+    reason: str
+    status: int | None = None
+    message: str = ""
+
+    def same_as(self, other: _Failure | None) -> bool:
+        return (
+            other is not None
+            and other.kind == "server"
+            and (other.status, other.message) == (self.status, self.message)
+        )
+
+
+@dataclass
+class _Retries:
+    attempt: int = 1
+    waited: float = 0.0
+    last: _Failure | None = None
+    """The latest failure of kind "server"."""
+
+
+def _classify(error: Exception) -> _Failure:
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        reason = f"HTTP {status}"
+        if status in _TRANSIENT_STATUSES:
+            return _Failure("transient", reason, status)
+        if status >= 500 and status != 501:
+            return _Failure("server", reason, status, _provider_message(error))
+        return _Failure("final", reason, status)
+    if isinstance(error, openai.APITimeoutError | httpx2.TimeoutException):
+        return _Failure("transient", "timeout")
+    if isinstance(error, openai.APIConnectionError | httpx2.TransportError):
+        return _Failure("transient", "no connection")
+    if isinstance(error, _EmptyStreamError):
+        return _Failure("server", "empty stream", None, str(error))
+    return _Failure("server", "error in the stream", None, _provider_message(error))
 
 
 def _backoff(attempt: int) -> float:
@@ -250,6 +404,60 @@ def _retry_delay(headers: Mapping[str, str], attempt: int, now: datetime | None 
     return min(asked, _MAX_RETRY_WAIT)
 
 
+# --- context window ------------------------------------------------------------------------
+
+_CHARS_PER_TOKEN = 4
+"""The estimate's rate: about four characters a token for English text and fewer for code,
+JSON or other languages, so the estimate errs low (a prompt it lets through may still
+overflow; the server's refusal is then the same typed error)."""
+
+_OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
+_OVERFLOW_WORDS = re.compile(
+    r"maximum context length|context window|context size|context length|prompt is too long",
+    re.IGNORECASE,
+)
+_STATED_WINDOW = re.compile(
+    r"(?:maximum context length is|context window of|context size of|n_ctx\W+)\s*(\d+)",
+    re.IGNORECASE,
+)
+
+
+def _estimated_tokens(params: dict[str, Any]) -> int:
+    """A rough count of the prompt's tokens: its text and tool schemas at about four
+    characters a token, and a few tokens for each message's framing."""
+    characters = 0
+    for message in params["messages"]:
+        content = message.get("content")
+        if isinstance(content, str):
+            characters += len(content)
+        elif isinstance(content, list):
+            characters += sum(len(part.get("text") or "") for part in content)
+        for call in message.get("tool_calls") or []:
+            characters += len(call["function"]["name"]) + len(call["function"]["arguments"])
+    characters += sum(len(json.dumps(tool)) for tool in params.get("tools") or [])
+    return characters // _CHARS_PER_TOKEN + 4 * len(params["messages"])
+
+
+def _is_context_overflow(error: openai.APIStatusError, message: str) -> bool:
+    if error.status_code not in (400, 413, 422):
+        return False
+    body = getattr(error, "body", None)
+    if isinstance(body, Mapping) and (
+        body.get("code") in _OVERFLOW_CODES or body.get("type") in _OVERFLOW_CODES
+    ):
+        return True
+    return bool(_OVERFLOW_WORDS.search(message))
+
+
+def _stated_window(error: openai.APIStatusError, message: str) -> int | None:
+    """The context window the server named: a JSON ``n_ctx``, or in its message."""
+    body = getattr(error, "body", None)
+    if isinstance(body, Mapping) and isinstance(body.get("n_ctx"), int):
+        return int(body["n_ctx"])
+    found = _STATED_WINDOW.search(message)
+    return int(found.group(1)) if found else None
+
+
 def _provider_message(error: Exception) -> str:
     """The provider's own words: ``error.message`` of the JSON body, else the body, else str()."""
     body = getattr(error, "body", None)
@@ -258,7 +466,7 @@ def _provider_message(error: Exception) -> str:
         if isinstance(message, str) and message:
             return message
     if isinstance(body, str) and body.strip():
-        return body.strip()[:500]
+        return body.strip()
     return str(getattr(error, "message", None) or error)
 
 
@@ -279,9 +487,7 @@ def _request_params(llm_request: LlmRequest, model: str) -> dict[str, Any]:
     declarations = llm_request.function_declarations
     if declarations:
         params["tools"] = [_tool(declaration) for declaration in declarations]
-        tool_choice = _tool_choice(config)
-        if tool_choice is not None:
-            params["tool_choice"] = tool_choice
+        params["tool_choice"] = _tool_choice(config)
     settings = {
         "temperature": config.temperature,
         "max_tokens": config.max_output_tokens,
@@ -319,7 +525,8 @@ def _new_call_id() -> str:
 def _assistant_message(
     parts: list[types.Part], pending_ids: dict[str, list[str]]
 ) -> dict[str, Any] | None:
-    """One assistant message: its text, and its function calls as ``tool_calls``.
+    """One assistant message: its text (``""`` for a turn of tool calls only, which every
+    server accepts), and its function calls as ``tool_calls``.
 
     A call without an id gets a generated one, remembered (by tool name) for its response.
     """
@@ -345,9 +552,8 @@ def _assistant_message(
         )
     if not text and not tool_calls:
         return None
-    message: dict[str, Any] = {"role": "assistant"}
-    if text:
-        message["content"] = text
+    # Always a string: some servers' chat templates fail on a missing or null content.
+    message: dict[str, Any] = {"role": "assistant", "content": text}
     if tool_calls:
         message["tool_calls"] = tool_calls
     return message
@@ -463,10 +669,12 @@ def _response_format(config: types.GenerateContentConfig) -> dict[str, Any] | No
     return {"type": "json_schema", "json_schema": {"name": name or "response", "schema": schema}}
 
 
-def _tool_choice(config: types.GenerateContentConfig) -> str | dict[str, Any] | None:
+def _tool_choice(config: types.GenerateContentConfig) -> str | dict[str, Any]:
+    """The agent's function-calling mode; ``"auto"`` when it set none (OpenAI's default, sent
+    because some servers otherwise treat a request as one without tools)."""
     calling = config.tool_config.function_calling_config if config.tool_config else None
     if calling is None or calling.mode is None:
-        return None
+        return "auto"
     mode = calling.mode
     if mode == types.FunctionCallingConfigMode.NONE:
         return "none"
@@ -553,6 +761,11 @@ class _StreamAssembler:
                     call.arguments += tool_delta.function.arguments or ""
         self.text.append(delta_text)
         return delta_text
+
+    @property
+    def empty(self) -> bool:
+        """Nothing came: no text, no tool call, no finish reason (the server failed)."""
+        return not self.calls and not self.finish_reason and not "".join(self.text)
 
     def response(self) -> LlmResponse:
         calls = [self.calls[index] for index in sorted(self.calls)]
