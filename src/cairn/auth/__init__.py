@@ -14,24 +14,30 @@ from cairn.auth.auth_credential import (
     HttpCredentials,
     OAuth2Auth,
 )
+from cairn.auth.auth_provider_registry import AuthProviderRegistry
 from cairn.auth.auth_schemes import (
     APIKey,
     APIKeyIn,
     AuthScheme,
+    AuthSchemeType,
+    CustomAuthScheme,
     HTTPBase,
     HTTPBearer,
     OAuth2,
     OAuthFlowAuthorizationCode,
     OAuthFlowClientCredentials,
     OAuthFlows,
+    OAuthGrantType,
     OpenIdConnectWithConfig,
 )
 from cairn.auth.auth_tool import AuthConfig, AuthToolArguments, derive_credential_key
+from cairn.auth.base_auth_provider import BaseAuthProvider
 from cairn.auth.credential_completion import (
     accept_auth_response,
     check_credential,
     complete_credential,
 )
+from cairn.auth.credential_manager import CredentialManager
 from cairn.auth.credential_service import (
     BaseCredentialService,
     CallbackContextLike,
@@ -68,15 +74,20 @@ __all__ = [
     "AuthConfig",
     "AuthCredential",
     "AuthCredentialTypes",
+    "AuthProviderRegistry",
     "AuthScheme",
+    "AuthSchemeType",
     "AuthToolArguments",
+    "BaseAuthProvider",
     "BaseCredentialService",
     "CallbackContextLike",
     "CredentialDecryptionError",
     "CredentialError",
     "CredentialExchangeError",
     "CredentialFormatError",
+    "CredentialManager",
     "CredentialRefreshError",
+    "CustomAuthScheme",
     "EncryptionKey",
     "HTTPBase",
     "HTTPBearer",
@@ -90,6 +101,7 @@ __all__ = [
     "OAuthFlowAuthorizationCode",
     "OAuthFlowClientCredentials",
     "OAuthFlows",
+    "OAuthGrantType",
     "OpenIdConnectWithConfig",
     "SessionStateCredentialService",
     "SessionStoreCredentialService",

@@ -8,11 +8,20 @@ The JSON is the OpenAPI 3 spelling (``{"type": "apiKey", "in": "header",
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializeAsAny, Tag
 
 from cairn.events._base import CamelModel
+
+
+class AuthSchemeType(StrEnum):
+    """The OpenAPI security scheme types (ADK's name; a scheme's ``type_`` is one of them)."""
+
+    apiKey = "apiKey"
+    http = "http"
+    oauth2 = "oauth2"
+    openIdConnect = "openIdConnect"
 
 
 class APIKeyIn(StrEnum):
@@ -73,6 +82,25 @@ class OAuthFlows(CamelModel):
     client_credentials: OAuthFlowClientCredentials | None = None
 
 
+class OAuthGrantType(StrEnum):
+    """An OAuth2 flow, by its grant type."""
+
+    CLIENT_CREDENTIALS = "client_credentials"
+    AUTHORIZATION_CODE = "authorization_code"
+    IMPLICIT = "implicit"
+    PASSWORD = "password"
+
+    @staticmethod
+    def from_flow(flow: OAuthFlows) -> OAuthGrantType | None:
+        """The grant type of the flow ``flow`` offers (client credentials first, as ADK
+        picks), or None if it offers none."""
+        if flow.client_credentials is not None:
+            return OAuthGrantType.CLIENT_CREDENTIALS
+        if flow.authorization_code is not None:
+            return OAuthGrantType.AUTHORIZATION_CODE
+        return None
+
+
 class OAuth2(CamelModel):
     """OAuth2, with the flows the API supports."""
 
@@ -99,20 +127,68 @@ class OpenIdConnectWithConfig(CamelModel):
     description: str | None = None
 
 
-AuthScheme = APIKey | HTTPBearer | HTTPBase | OAuth2 | OpenIdConnectWithConfig
-"""Any of the schemes above (HTTPBearer before HTTPBase, so a bearer scheme reads as one)."""
+class CustomAuthScheme(BaseModel):
+    """A scheme of your own, for credentials a ``BaseAuthProvider`` supplies (registered with
+    ``CredentialManager.register_auth_provider``): subclass it with a default ``type_``
+    (e.g. ``type_: str = Field(default="my-sso", alias="type")``) and your own fields."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, serialize_by_alias=True)
+
+    type_: str = Field(alias="type")
 
 
-SCHEME_TYPES = (APIKey, HTTPBearer, HTTPBase, OAuth2, OpenIdConnectWithConfig)
+def _scheme_tag(value: Any) -> str:
+    """Which member of ``AuthScheme`` a value is (by its OpenAPI ``type``; any other type is a
+    custom scheme), so that a scheme that does not fit gets that scheme's errors."""
+    if isinstance(value, BaseModel):
+        for tag, model in _TAGGED:
+            if isinstance(value, model):
+                return tag
+        return "custom"
+    if not isinstance(value, dict):
+        return "custom"
+    kind = value.get("type", value.get("type_"))
+    if kind == "http":
+        return "bearer" if str(value.get("scheme", "")).lower() == "bearer" else "http"
+    return kind if kind in ("apiKey", "oauth2", "openIdConnect") else "custom"
+
+
+AuthScheme = Annotated[
+    Annotated[APIKey, Tag("apiKey")]
+    | Annotated[HTTPBearer, Tag("bearer")]
+    | Annotated[HTTPBase, Tag("http")]
+    | Annotated[OAuth2, Tag("oauth2")]
+    | Annotated[OpenIdConnectWithConfig, Tag("openIdConnect")]
+    | Annotated[SerializeAsAny[CustomAuthScheme], Tag("custom")],
+    Discriminator(_scheme_tag),
+]
+"""Any of the schemes above, told apart by their OpenAPI ``type`` (and an HTTP scheme's
+``scheme``); any other ``type`` is a ``CustomAuthScheme``."""
+
+_TAGGED: tuple[tuple[str, type[BaseModel]], ...] = (
+    ("apiKey", APIKey),
+    ("bearer", HTTPBearer),
+    ("http", HTTPBase),
+    ("oauth2", OAuth2),
+    ("openIdConnect", OpenIdConnectWithConfig),
+    ("custom", CustomAuthScheme),
+)
+SCHEME_TYPES = tuple(model for _, model in _TAGGED)
 
 
 def scheme_from_foreign(value: Any) -> Any:
     """A security scheme built with another library's models (``fastapi.openapi.models``'s
     ``OAuth2``, ``APIKey``, ``HTTPBearer``..., as ADK apps build them) as its OpenAPI JSON,
-    which cairn's scheme models read; anything else unchanged."""
-    if not isinstance(value, BaseModel) or isinstance(value, SCHEME_TYPES):
+    which cairn's scheme models read; anything else unchanged. An OpenID Connect scheme
+    that names only its discovery document is refused, saying what to write instead."""
+    if isinstance(value, SCHEME_TYPES):
         return value
-    data = value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(value, BaseModel):
+        data = value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    elif isinstance(value, dict):
+        data = value
+    else:
+        return value
     if data.get("type") == "openIdConnect" and "authorizationEndpoint" not in data:
         url = data.get("openIdConnectUrl", "its discovery document")
         raise ValueError(

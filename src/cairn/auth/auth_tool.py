@@ -18,6 +18,7 @@ from cairn.auth.auth_credential import AuthCredential
 from cairn.auth.auth_schemes import (
     APIKey,
     AuthScheme,
+    CustomAuthScheme,
     HTTPBase,
     OpenIdConnectWithConfig,
     scheme_from_foreign,
@@ -39,6 +40,10 @@ def _scheme_identity(auth_scheme: AuthScheme) -> dict[str, Any]:
             "tokenEndpoint": auth_scheme.token_endpoint,
             "scopes": sorted(auth_scheme.scopes),
         }
+    if isinstance(auth_scheme, CustomAuthScheme):
+        fields = auth_scheme.model_dump(mode="json", by_alias=True, exclude_none=True)
+        fields.pop("description", None)
+        return {**fields, "type": auth_scheme.type_}
     flows: dict[str, Any] = {}
     code = auth_scheme.flows.authorization_code
     if code is not None:

@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 
 from cairn.auth.auth_credential import AuthCredential, AuthCredentialTypes
-from cairn.auth.auth_schemes import APIKey, HTTPBase
+from cairn.auth.auth_schemes import APIKey, CustomAuthScheme, HTTPBase
 from cairn.auth.auth_tool import AuthConfig
 from cairn.auth.errors import InvalidCredentialError
 from cairn.auth.oauth2 import (
@@ -33,6 +33,8 @@ def _describe(auth_config: AuthConfig) -> str:
         return f"an API key in the {scheme.in_.value} {scheme.name!r}"
     if isinstance(scheme, HTTPBase):
         return f"HTTP {scheme.scheme} authentication"
+    if isinstance(scheme, CustomAuthScheme):
+        return f"a credential for the custom scheme {scheme.type_!r}"
     return "OAuth2"
 
 
@@ -40,11 +42,14 @@ def check_credential(auth_config: AuthConfig, credential: AuthCredential) -> Non
     """Raise ``InvalidCredentialError`` unless ``credential`` is usable for the config's scheme.
 
     API key: ``api_key`` set. HTTP ``basic``: user name and password;
-    other HTTP schemes (``bearer`` ...): a token. OAuth2: an access token.
+    other HTTP schemes (``bearer`` ...): a token. OAuth2: an access token. A custom
+    scheme's credential is whatever its ``BaseAuthProvider`` supplies: not checked here.
     """
     key = auth_config.key
     scheme = auth_config.auth_scheme
     wants = _describe(auth_config)
+    if isinstance(scheme, CustomAuthScheme):
+        return
     if credential.auth_type is AuthCredentialTypes.SERVICE_ACCOUNT:
         raise InvalidCredentialError(
             f"credential {key!r} is a service-account credential; cairn does not run "

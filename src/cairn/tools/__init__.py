@@ -7,6 +7,7 @@ and are found here too, at ADK's addresses, when first asked for.
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from cairn.auth.auth_tool import AuthToolArguments
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.enterprise_search_tool import enterprise_web_search_tool as enterprise_web_search
 from cairn.tools.exit_loop_tool import exit_loop
@@ -50,6 +51,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AgentTool",
+    "AuthToolArguments",
     "BaseTool",
     "BaseToolset",
     "FunctionTool",

@@ -91,6 +91,9 @@ class FunctionTool(BaseTool):
         self._context_parameter: str | None = None
         self._arguments = self._arguments_model(func, argument_docs)
 
+    _supplied_parameters: frozenset[str] = frozenset()
+    """Parameters the model neither sees nor fills: the tool supplies them (a subclass's)."""
+
     def _arguments_model(self, func: Callable[..., Any], docs: dict[str, str]) -> type[BaseModel]:
         signature = inspect.signature(func)
         try:
@@ -100,6 +103,8 @@ class FunctionTool(BaseTool):
         fields: dict[str, Any] = {}
         for parameter in signature.parameters.values():
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            if parameter.name in self._supplied_parameters:
                 continue
             annotation = hints.get(parameter.name, parameter.annotation)
             if parameter.name == _CONTEXT_PARAMETER or is_context_annotation(annotation):
@@ -131,6 +136,14 @@ class FunctionTool(BaseTool):
         )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        return await self._call_function(args, tool_context, supplied={})
+
+    async def _call_function(
+        self, args: dict[str, Any], tool_context: Any, *, supplied: dict[str, Any]
+    ) -> Any:
+        """Validate the model's ``args`` and call the function with them, the call's context
+        and the ``supplied`` values of ``_supplied_parameters``; bad arguments come back to
+        the model as an error result."""
         try:
             parsed = self._arguments.model_validate(args or {})
         except ValidationError as error:
@@ -151,7 +164,7 @@ class FunctionTool(BaseTool):
                 kwargs[name] = raw
         if self._context_parameter is not None:
             kwargs[self._context_parameter] = tool_context
-        return await call_user_code(self.func, **kwargs)
+        return await call_user_code(self.func, **kwargs, **supplied)
 
 
 class LongRunningFunctionTool(FunctionTool):
