@@ -27,6 +27,7 @@ LEVEL = {
     "memory": 3,
     "auth": 3,
     "models": 4,
+    "examples": 4,
     "tools": 5,
     "agents": 6,
     "planners": 6,

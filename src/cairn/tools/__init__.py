@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from cairn.auth.auth_tool import AuthToolArguments
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.enterprise_search_tool import enterprise_web_search_tool as enterprise_web_search
+from cairn.tools.example_tool import ExampleTool
 from cairn.tools.exit_loop_tool import exit_loop
 from cairn.tools.function_tool import FunctionTool, LongRunningFunctionTool
+from cairn.tools.get_user_choice_tool import get_user_choice_tool as get_user_choice
 from cairn.tools.google_maps_grounding_tool import google_maps_grounding
 from cairn.tools.google_search_tool import google_search
 from cairn.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts
@@ -54,6 +56,7 @@ __all__ = [
     "AuthToolArguments",
     "BaseTool",
     "BaseToolset",
+    "ExampleTool",
     "FunctionTool",
     "LoadArtifactsTool",
     "LoadMemoryTool",
@@ -69,6 +72,7 @@ __all__ = [
     "VertexAiSearchTool",
     "enterprise_web_search",
     "exit_loop",
+    "get_user_choice",
     "google_maps_grounding",
     "google_search",
     "load_artifacts",

@@ -147,14 +147,7 @@ class FunctionTool(BaseTool):
         try:
             parsed = self._arguments.model_validate(args or {})
         except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in issue['loc']) or '(arguments)'}: {issue['msg']}"
-                for issue in error.errors()
-            )
-            return {
-                "error": f"invalid arguments for tool {self.name!r}: {problems}. Call it again "
-                "with arguments that match its parameters."
-            }
+            return invalid_arguments_result(self.name, error)
         kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
         for name, field in type(parsed).model_fields.items():
             # As in ADK (and PEP 484's numeric tower), an int the model sent for a float
@@ -193,6 +186,19 @@ LONG_RUNNING_NOTE: Final = (
     "returned some intermediate or pending status."
 )
 """What a long-running tool's declaration tells the model (ADK's words)."""
+
+
+def invalid_arguments_result(tool_name: str, error: ValidationError) -> dict[str, Any]:
+    """What the model gets for a call whose arguments do not fit the tool: each problem,
+    and what to do, so that it can call again."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in issue['loc']) or '(arguments)'}: {issue['msg']}"
+        for issue in error.errors()
+    )
+    return {
+        "error": f"invalid arguments for tool {tool_name!r}: {problems}. Call it again with "
+        "arguments that match its parameters."
+    }
 
 
 def to_json_result(result: Any) -> dict[str, Any]:
