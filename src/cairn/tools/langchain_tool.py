@@ -39,9 +39,7 @@ class LangchainTool(FunctionTool):
     ``return_direct=True`` ends the agent's turn with its result, as in ADK.
     """
 
-    def __init__(
-        self, tool: Any, name: str | None = None, description: str | None = None
-    ) -> None:
+    def __init__(self, tool: Any, name: str | None = None, description: str | None = None) -> None:
         base = _langchain_base_tool()
         self._langchain_tool = tool
         self._is_langchain = base is not None and isinstance(tool, base)
@@ -92,5 +90,6 @@ class LangchainTool(FunctionTool):
 
 def _declared_elsewhere() -> None:
     """Stands in for a LangChain tool's function: its schema is the tool's own."""
+
 
 __all__ = ["LangchainTool"]
