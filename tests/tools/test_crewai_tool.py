@@ -74,5 +74,5 @@ def test_crewai_tools_run_and_wrong_arguments_come_back_to_the_model(
 
 
 def test_something_that_is_not_a_crewai_tool_is_refused_by_name() -> None:
-    with pytest.raises(TypeError, match="CrewaiTool needs a CrewAI tool.*no run method"):
+    with pytest.raises(TypeError, match=r"CrewaiTool needs a CrewAI tool.*no run method"):
         CrewaiTool(object(), name="x")
