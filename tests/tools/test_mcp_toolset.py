@@ -24,7 +24,7 @@ from cairn.tools import (
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
 )
-from cairn.tools import mcp_toolset as mcp_toolset_module
+from cairn.tools import mcp_sessions as mcp_sessions_module
 
 mcp = pytest.importorskip("mcp")
 
@@ -225,7 +225,7 @@ async def test_a_server_that_does_not_start_is_a_clear_error(
         await dies.get_tools()
     await dies.close()
 
-    monkeypatch.setattr(mcp_toolset_module, "_MIN_STARTUP_TIMEOUT", 1.0)
+    monkeypatch.setattr(mcp_sessions_module, "_MIN_STARTUP_TIMEOUT", 1.0)
     silent = McpToolset(
         StdioConnectionParams(
             mcp.StdioServerParameters(
