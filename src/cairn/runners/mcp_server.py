@@ -44,6 +44,8 @@ def _context_class() -> Any:
 def _block(part: types.Part) -> Any:
     """One part of the agent's answer as an MCP content block (None: nothing to show)."""
     mcp_types = mcp_module("mcp.types")
+    if part.thought:
+        return None  # the model's reasoning is not its answer
     if part.text:
         return mcp_types.TextContent(type="text", text=part.text)
     blob = part.inline_data
