@@ -24,7 +24,13 @@ from cairn.tools import (
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
 )
-from cairn.tools import mcp_toolset as mcp_toolset_module
+from cairn.tools import mcp_sessions as mcp_sessions_module
+from cairn.tools.mcp_tool import SseConnectionParams
+from cairn.tools.mcp_tool.mcp_session_manager import (
+    CheckableMcpHttpClientFactory,
+    SseServerParams,
+    create_mcp_http_client,
+)
 
 mcp = pytest.importorskip("mcp")
 
@@ -93,8 +99,8 @@ def answered(value: Any) -> dict[str, Any]:
 
 async def test_tools_are_listed_with_their_schemas(toolset: McpToolset) -> None:
     tools = await toolset.get_tools()
-    # Declared by name, as ADK declares them (the server lists add, shout, nap, pid, crash).
-    assert [t.name for t in tools] == ["add", "crash", "nap", "pid", "shout"]
+    # Declared by name, as ADK declares them (the server lists add, shout, nap, pid, count...).
+    assert [t.name for t in tools] == ["add", "count", "crash", "nap", "pid", "shout"]
     assert all(isinstance(t, McpTool) for t in tools)
     add = tools[0].declaration()
     assert add is not None
@@ -225,7 +231,7 @@ async def test_a_server_that_does_not_start_is_a_clear_error(
         await dies.get_tools()
     await dies.close()
 
-    monkeypatch.setattr(mcp_toolset_module, "_MIN_STARTUP_TIMEOUT", 1.0)
+    monkeypatch.setattr(mcp_sessions_module, "_MIN_STARTUP_TIMEOUT", 1.0)
     silent = McpToolset(
         StdioConnectionParams(
             mcp.StdioServerParameters(
@@ -286,29 +292,42 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[str]:
+def serve(tmp_path: Path, transport: str) -> Iterator[int]:
+    """Run the calculator server over ``transport`` ("http" or "sse") on a free port."""
     port = free_port()
-    with (tmp_path / "http-server.log").open("w") as log:
+    log_path = tmp_path / f"{transport}-server.log"
+    with log_path.open("w") as log:
         process = subprocess.Popen(
-            [sys.executable, str(SERVER), "http", str(port)], stdout=log, stderr=log
+            [sys.executable, str(SERVER), transport, str(port)], stdout=log, stderr=log
         )
         try:
             deadline = time.monotonic() + 30
             while True:
                 if process.poll() is not None:
-                    pytest.fail(f"the MCP HTTP server exited: {(tmp_path / 'http-server.log')}")
+                    pytest.fail(f"the MCP {transport} server exited: {log_path.read_text()}")
                 try:
                     socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                     break
                 except OSError:
                     if time.monotonic() > deadline:
-                        pytest.fail("the MCP HTTP server did not start listening within 30 s")
+                        pytest.fail(f"the MCP {transport} server did not listen within 30 s")
                     time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield port
         finally:
             process.kill()
             process.wait(timeout=10)
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    for port in serve(tmp_path, "http"):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture
+def sse_server(tmp_path: Path) -> Iterator[str]:
+    for port in serve(tmp_path, "sse"):
+        yield f"http://127.0.0.1:{port}/sse"
 
 
 async def test_streamable_http_transport(http_server: str) -> None:
@@ -326,6 +345,52 @@ async def test_streamable_http_transport(http_server: str) -> None:
     # A closed toolset connects again when used.
     assert result_of(await call((await toolset.get_tools())[0], a=1, b=1)) == 2
     await toolset.close()
+
+
+async def test_sse_transport(sse_server: str) -> None:
+    made: list[dict[str, str] | None] = []
+
+    def client_factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+        made.append(headers)
+        return create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+
+    assert SseServerParams is SseConnectionParams  # ADK's older name
+    toolset = McpToolset(
+        connection_params=SseConnectionParams(
+            url=sse_server, headers={"X-Test": "1"}, httpx_client_factory=client_factory
+        ),
+        tool_filter=["add", "shout"],
+    )
+    try:
+        tools = await toolset.get_tools()
+        assert [t.name for t in tools] == ["add", "shout"]
+        assert result_of(await call(tools[0], a=40, b=2)) == 42
+        assert "nothing to shout" in (await call(tools[1], text=""))["content"][0]["text"]
+        assert await toolset.list_resources() == ["tides", "pixel"]
+        [tides] = await toolset.read_resource("tides")
+        assert tides.text.startswith("High tide at 06:12")
+    finally:
+        await toolset.close()
+    # The client was made by the given factory, with the connection's headers.
+    assert made and all(h is not None and h.get("X-Test") == "1" for h in made)
+    assert isinstance(client_factory, CheckableMcpHttpClientFactory)
+    # A closed toolset connects again when used.
+    assert result_of(await call((await toolset.get_tools())[0], a=1, b=1)) == 2
+    await toolset.close()
+
+
+async def test_sse_server_that_is_not_there_is_a_clear_error() -> None:
+    toolset = McpToolset(SseConnectionParams(url=f"http://127.0.0.1:{free_port()}/sse"))
+    with pytest.raises(ConnectionError, match="could not connect to the MCP server http://"):
+        await toolset.get_tools()
+    await toolset.close()
+
+
+def test_connection_params_of_the_wrong_kind_are_a_clear_error() -> None:
+    with pytest.raises(TypeError, match="needs connection_params: StdioServerParameters"):
+        McpToolset()
+    with pytest.raises(TypeError, match=r"cannot connect with a str; pass .*SseConnectionParams"):
+        McpToolset("http://127.0.0.1:1/sse")
 
 
 async def test_runner_close_closes_the_agents_toolsets(toolset: McpToolset) -> None:

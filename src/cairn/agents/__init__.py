@@ -8,6 +8,7 @@ from cairn.agents.invocation_context import InvocationContext, new_invocation_id
 from cairn.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from cairn.agents.llm_agent import Agent, LlmAgent
 from cairn.agents.loop_agent import LoopAgent
+from cairn.agents.mcp_instruction_provider import McpInstructionProvider
 from cairn.agents.parallel_agent import ParallelAgent
 from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
@@ -26,6 +27,7 @@ __all__ = [
     "LiveRequestQueue",
     "LlmAgent",
     "LoopAgent",
+    "McpInstructionProvider",
     "ParallelAgent",
     "ReadonlyContext",
     "RunConfig",

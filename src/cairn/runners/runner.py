@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import queue
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
@@ -139,7 +140,8 @@ class Runner:
 
     # -- lifecycle -----------------------------------------------------------------------
     async def close(self) -> None:
-        """Close the plugins and the agents' toolsets (MCP connections and the like).
+        """Close the plugins, the agents' toolsets (MCP connections and the like) and
+        instruction providers that have an async ``close()``.
 
         Invocations still running (a server shutting down) are cancelled first and given
         ``CLOSE_WAIT`` seconds to end as a cancelled invocation does: what was committed
@@ -158,6 +160,13 @@ class Runner:
             for tool in getattr(agent, "tools", []):
                 if isinstance(tool, BaseToolset):
                     await tool.close()
+            for provider in (
+                getattr(agent, "instruction", None),
+                getattr(agent, "global_instruction", None),
+            ):  # an instruction provider holding a connection (McpInstructionProvider)
+                close = None if isinstance(provider, str) else getattr(provider, "close", None)
+                if inspect.iscoroutinefunction(close):
+                    await close()
 
     async def __aenter__(self) -> Runner:
         return self

@@ -18,11 +18,14 @@ from cairn.tools.google_maps_grounding_tool import google_maps_grounding
 from cairn.tools.google_search_tool import google_search
 from cairn.tools.load_artifacts_tool import LoadArtifactsTool, load_artifacts
 from cairn.tools.load_memory_tool import LoadMemoryTool, load_memory
+from cairn.tools.mcp_sessions import (
+    SseConnectionParams,
+    StdioConnectionParams,
+    StreamableHTTPConnectionParams,
+)
 from cairn.tools.mcp_toolset import (
     McpTool,
     McpToolset,
-    StdioConnectionParams,
-    StreamableHTTPConnectionParams,
 )
 from cairn.tools.mcp_toolset import (
     McpToolset as MCPToolset,
@@ -65,6 +68,7 @@ __all__ = [
     "McpTool",
     "McpToolset",
     "PreloadMemoryTool",
+    "SseConnectionParams",
     "StdioConnectionParams",
     "StreamableHTTPConnectionParams",
     "ToolContext",

@@ -1,6 +1,7 @@
-"""ADK's path for `McpTool` (alias `MCPTool`): one tool of an MCP server."""
+"""ADK's path for `McpTool` (alias `MCPTool`): one tool of an MCP server, and its progress
+callbacks."""
 
-from cairn.tools.mcp_toolset import McpTool
+from cairn.tools.mcp_toolset import McpTool, ProgressCallbackFactory, ProgressFnT
 from cairn.tools.mcp_toolset import McpTool as MCPTool
 
-__all__ = ["MCPTool", "McpTool"]
+__all__ = ["MCPTool", "McpTool", "ProgressCallbackFactory", "ProgressFnT"]
