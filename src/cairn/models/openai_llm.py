@@ -106,6 +106,13 @@ class _OpenAIClientLlm(BaseLlm):
     _learnt_window: int | None = PrivateAttr(default=None)
     """The context window a server stated in an overflow error."""
 
+    def _targets_openai(self) -> bool:
+        """Whether calls go to api.openai.com (where reasoning efforts are checked against
+        the model), not to a compatible server whose model names may be anything."""
+        return (
+            self.client is None and self.base_url is None and not os.environ.get("OPENAI_BASE_URL")
+        )
+
     def _wire_model(self, llm_request: LlmRequest) -> str:
         """The model name sent to the server."""
         return _model_name(llm_request.model or self.model)
@@ -392,13 +399,6 @@ class OpenAILlm(_OpenAIClientLlm):
         if effort is not None:
             params["reasoning_effort"] = effort
         return params
-
-    def _targets_openai(self) -> bool:
-        """Whether calls go to api.openai.com (where reasoning efforts are checked against
-        the model), not to a compatible server whose model names may be anything."""
-        return (
-            self.client is None and self.base_url is None and not os.environ.get("OPENAI_BASE_URL")
-        )
 
     def _check_prompt_size(self, params: dict[str, Any]) -> None:
         """Refuse a prompt estimated not to fit the known context window, before sending."""
