@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import openai
 import pydantic
 import pytest
 from google.genai import types
@@ -494,3 +495,19 @@ def test_the_labs_path_serves_the_same_classes() -> None:
     assert labs.AzureOpenAIResponsesLlm is AzureOpenAIResponsesLlm
     assert labs.OpenAILlm is OpenAILlm
     assert "api_key" not in OpenAIResponsesLlm(api_key=KEY).model_dump()
+
+
+async def test_a_client_of_ones_own_is_used_and_cairn_makes_the_retries() -> None:
+    recorded = replay("rate_limited_then_text")
+    client = openai.AsyncOpenAI(
+        api_key=KEY, base_url="https://gateway.example/v1", http_client=recorded.client()
+    )
+    llm = OpenAIResponsesLlm(model="gpt-5-mini", client=client)
+    sleeps = Sleeps()
+    llm._sleep = sleeps
+
+    [response] = await collect(llm, LlmRequest(contents=[user("Say hi.")]))
+
+    recorded.assert_requests_as_recorded()  # two requests: the SDK itself retried nothing
+    assert str(recorded.requests[0].url) == "https://gateway.example/v1/responses"
+    assert sleeps.waits == [3.0] and texts(response) == [("Hi!", False)]
