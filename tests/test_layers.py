@@ -41,6 +41,8 @@ LEVEL = {
     "web": 9,
     "testing": 10,
     "utils": 8,
+    "integrations": 8,
+    "labs": 8,
     "version": 0,
 }
 TOP_LEVEL_USERS = {"cli", "server", "web", "testing"}  # may import the `cairn` facade

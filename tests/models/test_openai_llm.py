@@ -31,9 +31,10 @@ KEY = "sk-test-0123456789abcdef"
 class Replay:
     """Serves one recording's exchanges in order; keeps every request it was sent."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, directory: Path = RECORDINGS) -> None:
+        self.directory = directory
         self.exchanges: list[dict[str, Any]] = json.loads(
-            (RECORDINGS / f"{name}.json").read_text(encoding="utf-8")
+            (directory / f"{name}.json").read_text(encoding="utf-8")
         )["exchanges"]
         self.requests: list[httpx2.Request] = []
 
@@ -43,7 +44,7 @@ class Replay:
         self.requests.append(request)
         response = self.exchanges[len(self.requests) - 1]["response"]
         if "sse" in response:
-            content = (RECORDINGS / response["sse"]).read_bytes()
+            content = (self.directory / response["sse"]).read_bytes()
         else:
             content = json.dumps(response["body"]).encode()
         return httpx2.Response(response["status"], headers=response["headers"], content=content)

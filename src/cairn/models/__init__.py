@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from cairn.models.gemma_llm import Gemma
     from cairn.models.google_llm import Gemini
     from cairn.models.lite_llm import LiteLlm
+    from cairn.models.openai_integration import OpenAILlm  # noqa: F401 - lazily served, as in ADK
 
 _LAZY = {
     "Claude": "cairn.models.anthropic_llm",
@@ -31,6 +32,7 @@ _LAZY = {
     "Gemma": "cairn.models.gemma_llm",
     "Gemma3Ollama": "cairn.models.gemma3_ollama",
     "LiteLlm": "cairn.models.lite_llm",
+    "OpenAILlm": "cairn.models.openai_integration",  # ADK serves it here too (not in __all__)
 }
 
 

@@ -33,6 +33,10 @@ class LlmRequest(BaseModel):
     """The cache (or prefix fingerprint) this agent's previous response recorded."""
     cacheable_contents_token_count: int | None = None
     """The prompt tokens of this agent's previous request, as the model counted them."""
+    previous_interaction_id: str | None = None
+    """A stored earlier response the provider continues from (the Responses API's
+    ``previous_response_id``); cairn's agents send the whole conversation and leave it unset,
+    a ``before_model_callback`` may set it (as in ADK)."""
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Add paragraphs to the system instruction (joined with blank lines)."""

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import inspect
 import json
 import logging
 import os
 import re
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import httpx2
 import openai
@@ -29,6 +30,11 @@ from cairn.models.base_llm import BaseLlm
 from cairn.models.errors import ContextWindowExceededError, MissingApiKeyError, ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
+from cairn.models.openai_config import (
+    drop_unsupported_sampling,
+    is_reasoning_model,
+    reasoning_effort,
+)
 from cairn.models.retries import backoff_seconds, retry_after_seconds
 
 logger = logging.getLogger(__name__)
@@ -51,12 +57,10 @@ _FINISH_REASONS = {
 }
 
 
-class OpenAILlm(BaseLlm):
-    """A model served by the OpenAI chat completions API, or any server speaking it.
-
-    ``OpenAILlm(model="openai/gpt-4o-mini")`` reads ``OPENAI_API_KEY`` (and
-    ``OPENAI_BASE_URL``) from the environment; ``base_url=`` without a key
-    reaches a local server.
+class _OpenAIClientLlm(BaseLlm):
+    """What cairn's adapters on the ``openai`` SDK share: the client and its settings, the
+    retry loop and the translation of failures into
+    :class:`~cairn.models.errors.ModelCallError`.
 
     Passing failures are retried with exponential backoff (about 0.5 s, 1 s, 2 s
     ... up to 8 s, or what ``Retry-After`` asks for): no connection, timeouts,
@@ -68,74 +72,68 @@ class OpenAILlm(BaseLlm):
     same thing twice is rejecting this request, and saying it again will not
     help. Any other HTTP error (400, 401, 404 ...) is raised at once. Each is a
     :class:`~cairn.models.errors.ModelCallError`;
-    :class:`~cairn.models.errors.ContextWindowExceededError` when the prompt
-    does not fit ``context_window`` (checked before sending when the window is
-    known: set here, or learnt from a server that said it in an overflow error).
+    :class:`~cairn.models.errors.ContextWindowExceededError` when the server says
+    the prompt does not fit the model's context window.
     """
 
     base_url: str | None = None
-    api_key: str | None = Field(default=None, repr=False, exclude=True)
+    api_key: str | Callable[[], str] | Callable[[], Awaitable[str]] | None = Field(
+        default=None, repr=False, exclude=True
+    )
+    """The API key, or a function (sync or async) that returns it, asked before every
+    request so that a credential that expires is refreshed (as in ADK)."""
+    client: openai.AsyncOpenAI | None = Field(default=None, repr=False, exclude=True)
+    """A client you configured yourself (organization, headers, proxies ...); ``base_url``
+    and ``api_key`` are then not used. cairn still makes the retries (the client's own
+    ``max_retries`` is set to 0 for its calls, so that every attempt is counted)."""
     timeout: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=10, ge=0)
     retry_window: float = Field(default=30.0, ge=0)
     """Seconds of waiting between retries, at most, for one call (see the class doc)."""
-    context_window: int | None = Field(default=None, gt=0)
-    """The model's context window in tokens; prompts estimated to exceed it are refused
-    before they are sent. ``None``: unknown until a server's overflow error says it."""
     http_client: httpx2.AsyncClient | None = Field(default=None, repr=False, exclude=True)
     """The HTTP client the SDK sends with (for proxies, custom transports, tests)."""
+
+    _provider: ClassVar[str] = "openai"
+    """The provider named in errors and logs."""
+    _api_key_env: ClassVar[str] = "OPENAI_API_KEY"
 
     # A factory, not default=asyncio.sleep: pydantic would bind a function default as a method.
     _sleep: Callable[[float], Awaitable[None]] = PrivateAttr(default_factory=lambda: asyncio.sleep)
     """How to wait between attempts (tests put a recorder here)."""
-    _client_cache: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = PrivateAttr(
+    _client_cache: tuple[asyncio.AbstractEventLoop | None, openai.AsyncOpenAI] | None = PrivateAttr(
         default=None
     )
     _learnt_window: int | None = PrivateAttr(default=None)
     """The context window a server stated in an overflow error."""
 
-    @classmethod
-    def supported_models(cls) -> list[str]:
-        return [r"openai/.+"]
+    def _targets_openai(self) -> bool:
+        """Whether calls go to api.openai.com (where reasoning efforts are checked against
+        the model), not to a compatible server whose model names may be anything."""
+        return (
+            self.client is None and self.base_url is None and not os.environ.get("OPENAI_BASE_URL")
+        )
 
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
+    def _wire_model(self, llm_request: LlmRequest) -> str:
+        """The model name sent to the server."""
+        return _model_name(llm_request.model or self.model)
+
+    async def _retried(
+        self, attempt: Callable[[openai.AsyncOpenAI], AsyncIterator[LlmResponse]]
     ) -> AsyncGenerator[LlmResponse, None]:
+        """Run ``attempt`` (one request, its responses yielded as they come) until it
+        succeeds or the retry rules give up; a failure after a partial response was
+        yielded is raised at once (trying again would show that output twice)."""
         client = self._client()
-        params = _request_params(llm_request, (llm_request.model or self.model))
-        self._check_prompt_size(params)
         retries = _Retries()
         while True:
             shown = False
             try:
-                if not stream:
-                    completion = await client.chat.completions.create(**params)
-                    yield _response_from_completion(completion)
-                    return
-                chunks = await client.chat.completions.create(
-                    stream=True, stream_options={"include_usage": True}, **params
-                )
-                assembler = _StreamAssembler()
-                try:
-                    async for chunk in chunks:
-                        text = assembler.add(chunk)
-                        if text:
-                            shown = True
-                            yield LlmResponse(
-                                partial=True,
-                                content=types.Content(role="model", parts=[types.Part(text=text)]),
-                                model_version=chunk.model or None,
-                            )
-                finally:
-                    await chunks.close()
-                if assembler.empty:
-                    raise _EmptyStreamError()
-                yield assembler.response()
+                async for response in attempt(client):
+                    shown = shown or response.partial is True
+                    yield response
                 return
-            except (openai.APIError, httpx2.TransportError, _EmptyStreamError) as error:
+            except (openai.APIError, httpx2.TransportError, _StreamFailure) as error:
                 if shown:
-                    # Text was already shown: a broken stream is reported, never retried from
-                    # the start (that would show the text twice).
                     raise self._call_error(
                         error, client, attempts=retries.attempt, during_stream=True
                     ) from error
@@ -161,7 +159,7 @@ class OpenAILlm(BaseLlm):
         logger.warning(
             "%s model %r: %s, retry %d in %.1fs (retries stop after max_retries=%d or "
             "retry_window=%gs of waiting)",
-            _PROVIDER,
+            self._provider,
             self.model,
             failure.reason,
             retries.attempt,
@@ -175,48 +173,19 @@ class OpenAILlm(BaseLlm):
             retries.last = failure  # a dropped connection in between does not make it new
         return delay
 
-    def _check_prompt_size(self, params: dict[str, Any]) -> None:
-        """Refuse a prompt estimated not to fit the known context window, before sending."""
-        window = self.context_window or self._learnt_window
-        if window is None:
-            return
-        prompt = _estimated_tokens(params)
-        wanted = prompt + int(params.get("max_tokens") or 0)
-        if wanted <= window:
-            return
-        output = params.get("max_tokens")
-        asked = f" plus max_output_tokens={output}" if output else ""
-        source = "context_window=" if self.context_window else "the window the server stated"
-        raise ContextWindowExceededError(
-            provider=_PROVIDER,
-            model=self.model,
-            provider_message=f"the prompt is about {prompt} tokens{asked}, more than the "
-            f"model's context window of {window} tokens ({source})",
-            context_window=window,
-            prompt_tokens=prompt,
-            before_sending=True,
-        )
-
     def _client(self) -> openai.AsyncOpenAI:
         """The SDK client, made once per event loop (its connection pool belongs to one loop)."""
         loop = asyncio.get_running_loop()
         if self._client_cache is not None and (
-            self._client_cache[0] is loop or self.http_client is not None
+            self._client_cache[0] is loop or self._client_cache[0] is None
         ):
             return self._client_cache[1]
-        base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = self.api_key or os.environ.get("OPENAI_API_KEY") or None
-        if api_key is None:
-            if base_url is None:
-                raise MissingApiKeyError(
-                    provider=_PROVIDER,
-                    model=self.model,
-                    env_var="OPENAI_API_KEY",
-                    model_class=type(self).__name__,
-                    hint="For a local OpenAI-compatible server (vLLM, Ollama, llama.cpp) pass "
-                    "base_url=... or set OPENAI_BASE_URL instead; no key is needed then.",
-                )
-            api_key = _LOCAL_SERVER_KEY
+        if self.client is not None:
+            # The caller's own client (and its connection pool); only its retries are turned off.
+            client = self.client.with_options(max_retries=0)
+            self._client_cache = (None, client)
+            return client
+        base_url, api_key = self._endpoint()
         client = openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url,
@@ -224,8 +193,34 @@ class OpenAILlm(BaseLlm):
             max_retries=0,  # retried here, so that every attempt is counted and logged
             http_client=self.http_client,
         )
-        self._client_cache = (loop, client)
+        self._client_cache = (None if self.http_client is not None else loop, client)
         return client
+
+    def _endpoint(self) -> tuple[str | None, str | Callable[[], Awaitable[str]]]:
+        """The base URL (None: the SDK's default host) and the key or key provider to send."""
+        base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
+        return base_url, self._key(base_url, local_hint=True)
+
+    def _key(self, base_url: str | None, *, local_hint: bool) -> str | Callable[[], Awaitable[str]]:
+        """``api_key`` (a provider made async), else the environment's; a server of one's own
+        (a base URL given) gets a placeholder, others a MissingApiKeyError."""
+        if self.api_key is not None and not isinstance(self.api_key, str):
+            return _async_key_provider(self.api_key, self)
+        api_key = self.api_key or os.environ.get(self._api_key_env) or None
+        if api_key is not None:
+            return api_key
+        if base_url is None or not local_hint:
+            raise MissingApiKeyError(
+                provider=self._provider,
+                model=self.model,
+                env_var=self._api_key_env,
+                model_class=type(self).__name__,
+                hint="For a local OpenAI-compatible server (vLLM, Ollama, llama.cpp) pass "
+                "base_url=... or set OPENAI_BASE_URL instead; no key is needed then."
+                if local_hint
+                else "",
+            )
+        return _LOCAL_SERVER_KEY
 
     def _call_error(
         self,
@@ -248,7 +243,7 @@ class OpenAILlm(BaseLlm):
                 if window is not None:
                     self._learnt_window = window
                 return ContextWindowExceededError(
-                    provider=_PROVIDER,
+                    provider=self._provider,
                     model=self.model,
                     status_code=status,
                     provider_message=self._redacted(message, client),
@@ -256,12 +251,13 @@ class OpenAILlm(BaseLlm):
                 )
             if status in (401, 403):
                 hint = (
-                    "Check the API key (OPENAI_API_KEY or api_key=) and that it may use this model"
+                    f"Check the API key ({self._api_key_env} or api_key=) and that it may use "
+                    "this model"
                 )
             elif status == 404:
                 hint = (
-                    f"Check the model name {_model_name(self.model)!r} (the part after "
-                    f"'openai/') and the server address {server}"
+                    f"Check the model name {_model_name(self.model)!r} (what the server is "
+                    f"sent) and the server address {server}"
                 )
             elif status == 429:
                 hint = (
@@ -310,7 +306,7 @@ class OpenAILlm(BaseLlm):
                 "would show the output twice); run the turn again"
             )
         return ModelCallError(
-            provider=_PROVIDER,
+            provider=self._provider,
             model=self.model,
             status_code=status,
             provider_message=self._redacted(message, client),
@@ -319,25 +315,161 @@ class OpenAILlm(BaseLlm):
             hint=hint,
         )
 
-    @staticmethod
-    def _redacted(message: str, client: openai.AsyncOpenAI) -> str:
+    def _redacted(self, message: str, client: openai.AsyncOpenAI) -> str:
         """A server may echo what it was sent; the key is never shown."""
-        if client.api_key:
-            return message.replace(client.api_key, "<api key>")
+        for key in (client.api_key, self.api_key):
+            if isinstance(key, str) and len(key) >= 4 and key != _LOCAL_SERVER_KEY:
+                message = message.replace(key, "<api key>")
         return message
+
+
+class OpenAILlm(_OpenAIClientLlm):
+    """A model served by the OpenAI chat completions API, or any server speaking it.
+
+    ``OpenAILlm(model="openai/gpt-4o-mini")`` reads ``OPENAI_API_KEY`` (and
+    ``OPENAI_BASE_URL``) from the environment; ``base_url=`` without a key
+    reaches a local server. Retries and errors are those of the shared base class (below);
+    a prompt that does not fit ``context_window`` (set here, or learnt from a
+    server that said it in an overflow error) is refused before it is sent.
+
+    For the reasoning models (o-series, gpt-5 ...) the output limit is sent as
+    ``max_completion_tokens`` and a ``temperature`` / ``top_p`` other than 1 is
+    left out (they refuse it), and the reasoning effort of an
+    :class:`~cairn.models.openai_config.OpenAIGenerateContentConfig` is sent as
+    ``reasoning_effort``, as in ADK's OpenAI integration.
+    """
+
+    max_tokens: int | None = Field(default=None, gt=0)
+    """The output limit sent when the request's ``max_output_tokens`` sets none (``None``:
+    the server's own)."""
+    context_window: int | None = Field(default=None, gt=0)
+    """The model's context window in tokens; prompts estimated to exceed it are refused
+    before they are sent. ``None``: unknown until a server's overflow error says it."""
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [r"openai/.+"]
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        params = self._params(llm_request)
+        self._check_prompt_size(params)
+
+        async def attempt(client: openai.AsyncOpenAI) -> AsyncIterator[LlmResponse]:
+            if not stream:
+                completion = await client.chat.completions.create(**params)
+                yield _response_from_completion(completion)
+                return
+            chunks = await client.chat.completions.create(
+                stream=True, stream_options={"include_usage": True}, **params
+            )
+            assembler = _StreamAssembler()
+            try:
+                async for chunk in chunks:
+                    text = assembler.add(chunk)
+                    if text:
+                        yield LlmResponse(
+                            partial=True,
+                            content=types.Content(role="model", parts=[types.Part(text=text)]),
+                            model_version=chunk.model or None,
+                        )
+            finally:
+                await chunks.close()
+            if assembler.empty:
+                raise _EmptyStreamError()
+            yield assembler.response()
+
+        async for response in self._retried(attempt):
+            yield response
+
+    def _params(self, llm_request: LlmRequest) -> dict[str, Any]:
+        """The request body: the conversion, this model's output limit, and the settings of
+        a reasoning model."""
+        params = _request_params(llm_request, llm_request.model or self.model)
+        if self.max_tokens is not None and "max_tokens" not in params:
+            params["max_tokens"] = self.max_tokens
+        model = params["model"]
+        if is_reasoning_model(model) and "max_tokens" in params:
+            params["max_completion_tokens"] = params.pop("max_tokens")
+        drop_unsupported_sampling(params, model)
+        effort = reasoning_effort(
+            llm_request.config, model, "chat", validate=self._targets_openai()
+        )
+        if effort is not None:
+            params["reasoning_effort"] = effort
+        return params
+
+    def _check_prompt_size(self, params: dict[str, Any]) -> None:
+        """Refuse a prompt estimated not to fit the known context window, before sending."""
+        window = self.context_window or self._learnt_window
+        if window is None:
+            return
+        prompt = _estimated_tokens(params)
+        output = params.get("max_tokens") or params.get("max_completion_tokens")
+        wanted = prompt + int(output or 0)
+        if wanted <= window:
+            return
+        asked = f" plus max_output_tokens={output}" if output else ""
+        source = "context_window=" if self.context_window else "the window the server stated"
+        raise ContextWindowExceededError(
+            provider=self._provider,
+            model=self.model,
+            provider_message=f"the prompt is about {prompt} tokens{asked}, more than the "
+            f"model's context window of {window} tokens ({source})",
+            context_window=window,
+            prompt_tokens=prompt,
+            before_sending=True,
+        )
+
+
+def _async_key_provider(
+    provider: Callable[[], str] | Callable[[], Awaitable[str]], llm: _OpenAIClientLlm
+) -> Callable[[], Awaitable[str]]:
+    """An ``api_key`` function as the SDK takes it: async, asked before every request. A
+    sync one runs on a worker thread (it may block fetching a token)."""
+
+    async def key() -> str:
+        if inspect.iscoroutinefunction(provider):
+            value: object = await provider()
+        else:
+            value = await asyncio.to_thread(provider)
+            if inspect.isawaitable(value):
+                value = await value
+        if not isinstance(value, str) or not value:
+            raise MissingApiKeyError(
+                provider=llm._provider,
+                model=llm.model,
+                env_var=llm._api_key_env,
+                hint=f"The api_key function returned {type(value).__name__}, not a key string",
+            )
+        return value
+
+    return key
 
 
 # --- retries -------------------------------------------------------------------------------
 
 
 class _EmptyStreamError(Exception):
-    """The server answered 200 and then its stream ended with no data and no finish reason."""
+    """The server answered 200 and then its stream ended with no data and no finish reason
+    (or, with a message, ended before the answer was complete)."""
 
-    def __init__(self) -> None:
+    def __init__(self, message: str = "") -> None:
         super().__init__(
-            "the server answered 200, then its stream ended with no data and no finish "
+            message
+            or "the server answered 200, then its stream ended with no data and no finish "
             "reason (it failed after it had started to answer)"
         )
+
+
+class _StreamFailure(Exception):
+    """The server reported a failure in the answer itself (an ``error`` event in a stream,
+    a response whose status is ``failed``): retried like a server error."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        self.code = code
+        super().__init__(f"{message} (code {code})" if code else message)
 
 
 _TRANSIENT_STATUSES = frozenset({408, 409, 429, 502, 503, 504, 529})
@@ -789,9 +921,11 @@ def _final_response(
     usage: types.GenerateContentResponseUsageMetadata | None,
     model_version: str | None,
     turn_complete: bool | None = None,
+    thoughts: list[types.Part] | None = None,
 ) -> LlmResponse:
-    """The one non-partial response of a call: text and function calls, or an error."""
-    text_parts = [types.Part(text=text)] if text else []
+    """The one non-partial response of a call: its thought parts, text and function calls,
+    or an error."""
+    text_parts = [*(thoughts or []), *([types.Part(text=text)] if text else [])]
     reason = _FINISH_REASONS.get(finish_reason or "")
     if finish_reason and reason is None:
         reason = types.FinishReason.OTHER
@@ -814,8 +948,9 @@ def _final_response(
             types.Part(function_call=types.FunctionCall(id=call.id, name=call.name, args=args))
         )
     parts = text_parts + call_parts
-    if not parts:
+    if not text and not call_parts:
         return LlmResponse(
+            content=types.Content(role="model", parts=parts) if parts else None,
             error_code=reason.value if reason else "UNKNOWN_ERROR",
             error_message="the model returned no text and no tool calls "
             f"(finish_reason={finish_reason!r})",

@@ -1,5 +1,5 @@
-"""Model strings to model classes: ``gemini-*``, ``openai/<model>``, ``anthropic/<model>``,
-``ollama_chat/<model>`` and litellm's other providers..."""
+"""Model strings to model classes: ``gemini-*``, ``openai/<model>``, ``gpt-*``,
+``anthropic/<model>``, ``ollama_chat/<model>`` and litellm's other providers..."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ _LITELLM_PROVIDERS = (
 _BUILT_IN: list[tuple[str, str, str]] = [
     (r"gemini-.*", "cairn.models.google_llm:Gemini", "google-genai (always installed)"),
     (r"openai/.+", "cairn.models.openai_llm:OpenAILlm", "pip install 'cairn[openai]'"),
+    # OpenAI's own names, as in ADK: its OpenAI integration's chat completions class.
+    (r"gpt-.*", "cairn.models.openai_integration:OpenAILlm", "pip install 'cairn[openai]'"),
+    (r"o\d+-.*", "cairn.models.openai_integration:OpenAILlm", "pip install 'cairn[openai]'"),
     (r"anthropic/.+", "cairn.models.anthropic_llm:AnthropicLlm", "pip install 'cairn[anthropic]'"),
     (r"claude-.*", "cairn.models.anthropic_llm:AnthropicLlm", "pip install 'cairn[anthropic]'"),
     # Gemma 4 and later call functions natively (Gemini); Gemma 3 needs Gemma's workaround.

@@ -1,0 +1,1 @@
+"""Integrations at ADK's ``google.adk.integrations`` paths (``cairn.integrations.openai``)."""

@@ -1,0 +1,1 @@
+"""ADK's ``google.adk.labs`` paths that cairn provides (``cairn.labs.openai``)."""
