@@ -1,0 +1,5 @@
+"""ADK's ``google.adk.integrations.langchain`` package: ``LangchainTool``."""
+
+from cairn.integrations.langchain.langchain_tool import LangchainTool
+
+__all__ = ["LangchainTool"]
