@@ -132,7 +132,12 @@ class _OpenAIClientLlm(BaseLlm):
                     shown = shown or response.partial is True
                     yield response
                 return
-            except (openai.APIError, httpx2.TransportError, _StreamFailure) as error:
+            except (
+                openai.APIError,
+                httpx2.TransportError,
+                _EmptyStreamError,
+                _StreamFailure,
+            ) as error:
                 if shown:
                     raise self._call_error(
                         error, client, attempts=retries.attempt, during_stream=True
