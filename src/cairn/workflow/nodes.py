@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
@@ -113,6 +113,13 @@ class BaseNode(BaseModel):
         )
         yield  # pragma: no cover  (an async generator)
 
+    def as_tool(self) -> BaseTool:
+        """This node as a tool an LlmAgent's model calls (``LlmAgent(tools=[node])`` does
+        this): each call runs the node, its output is the answer (``NodeTool``)."""
+        from cairn.workflow.node_tool import NodeTool
+
+        return NodeTool(self)
+
     def __hash__(self) -> int:
         return id(self)
 
@@ -133,6 +140,9 @@ class FunctionNode(BaseNode):
     """
 
     func: Callable[..., Any]
+    parameter_binding: Literal["state", "node_input"] = "state"
+    """Where parameters other than ``node_input`` and ``ctx`` come from: session state
+    (ADK's default), or the keys of a dict ``node_input`` (a node called as a tool)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -120,6 +120,52 @@ class Workflow(BaseAgent):
         self._dynamic_nodes[id(value)] = (value, built)
         return built
 
+    def as_tool(self) -> BaseTool:
+        """This workflow as a tool an LlmAgent's model calls (``LlmAgent(tools=[workflow])``
+        does this): each call runs it, its output is the answer (``NodeTool``)."""
+        from cairn.workflow.node_tool import NodeTool
+
+        return NodeTool(self)
+
+    async def run_detached(
+        self,
+        ctx: InvocationContext,
+        node: BaseNode,
+        *,
+        path: str,
+        branch: str | None,
+        node_input: Any,
+        finished: list[Any],
+    ) -> AsyncGenerator[Event, None]:
+        """Run ``node`` at ``path`` as one of this workflow's node runs, outside its graph
+        (a tool call's node): replayed from the log if it finished, resumed if it waited.
+        Its output is appended to ``finished`` once it has one."""
+        channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        parent, _, run = path.rpartition("/")
+        step = _Step(node, run, path, node_input, branch, [], channel)
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, parent)
+        outcome = _Outcome()
+
+        async def one() -> None:
+            try:
+                await _forward(self._run_node(ctx, step, replay, outcome), channel)
+            finally:
+                await channel.put(("done",))
+
+        task = asyncio.create_task(one())
+        try:
+            while True:
+                message = await channel.get()
+                if message[0] != "event":
+                    break
+                yield message[1]
+                message[2].set_result(None)
+            await task
+        finally:
+            task.cancel()
+        if not outcome.waiting:
+            finished.append(outcome.output)
+
     @property
     def graph(self) -> Graph | None:
         """The checked graph; None for a workflow without edges (it runs as a no-op)."""
@@ -972,6 +1018,15 @@ def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
             kwargs[name] = _as_text(node_input) if text else node_input
         elif source == "ctx":
             kwargs[name] = ctx
+        elif node.parameter_binding == "node_input":
+            if isinstance(node_input, dict) and name in node_input:
+                kwargs[name] = node_input[name]
+            elif not has_default:
+                raise KeyError(
+                    f"node {node.name!r} reads {name!r} from its input "
+                    "(parameter_binding='node_input'), which has no such key; give it a "
+                    "default or send a dict input with that key"
+                )
         elif name in ctx.state:
             kwargs[name] = ctx.state[name]
         elif not has_default:
