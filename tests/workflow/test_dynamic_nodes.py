@@ -52,9 +52,7 @@ def make_runner(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
         else:
             service = SqliteSessionService(str(tmp_path / f"{workflow.name}.db"))
             runner = Runner(app_name=APP, agent=workflow, session_service=service)
-        await runner.session_service.create_session(
-            app_name=APP, user_id=USER, session_id=SESSION
-        )
+        await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
         return runner
 
     return make
@@ -245,7 +243,9 @@ async def test_a_failing_child_raises_in_the_parent_which_may_catch_it(make_runn
     runner = await make_runner(Workflow(name="wf2", edges=[(START, careless)]))
     seen: list[Event] = []
     with pytest.raises(ValueError, match="bad 2"):  # the child's own error, as in ADK
-        async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=said("x")):
+        async for event in runner.run_async(
+            user_id=USER, session_id=SESSION, new_message=said("x")
+        ):
             seen.append(event)
     assert [(e.node_info.path, e.error_code) for e in seen] == [
         ("wf2@1/careless@1/boom@1", "ValueError")
@@ -279,7 +279,9 @@ async def test_a_slow_node_fails_with_node_timeout_error(make_runner: Any) -> No
     runner = await make_runner(Workflow(name="wf", edges=[(START, node(slow, timeout=0.05))]))
     seen: list[Event] = []
     with pytest.raises(NodeTimeoutError) as raised:
-        async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=said("x")):
+        async for event in runner.run_async(
+            user_id=USER, session_id=SESSION, new_message=said("x")
+        ):
             seen.append(event)
     assert started.is_set()
     assert raised.value.node_name == "slow" and raised.value.timeout == 0.05

@@ -1,9 +1,8 @@
 """An LlmAgent calls a FunctionNode and a whole Workflow as tools (ADK's node-as-tool)."""
 
-from pydantic import BaseModel
-
 from google.adk.agents import LlmAgent
 from google.adk.workflow import START, FunctionNode, Workflow
+from pydantic import BaseModel
 
 
 class Order(BaseModel):
