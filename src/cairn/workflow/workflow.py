@@ -36,6 +36,7 @@ from cairn.events.interrupts import (
 )
 from cairn.events.node_info import NodeInfo
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
+from cairn.sessions.state import StateSchemaError
 from cairn.tools.base_tool import BaseTool
 from cairn.user_code import call_user_code, iterate_in_thread
 from cairn.workflow.errors import DynamicNodeFailError, NodeInterruptedError, NodeTimeoutError
@@ -84,6 +85,12 @@ class Workflow(BaseAgent):
 
     edges: list[Any] = Field(default_factory=list)
     max_concurrency: int | None = None
+    state_schema: type[BaseModel] | None = None
+    """The state keys (unprefixed: ``app:``, ``user:``, ``temp:`` keys are free) its nodes
+    may write and read as parameters, and their types; a node's own ``state_schema``
+    replaces it for that node. A function parameter read from state that the schema does
+    not declare is refused when the workflow is built; a write that does not fit fails the
+    node with ``StateSchemaError``."""
 
     @model_validator(mode="before")
     @classmethod
@@ -105,6 +112,8 @@ class Workflow(BaseAgent):
         super().model_post_init(context)
         if self.edges:
             self._graph = build_graph(self.name, self.edges, convert=convert)
+        if self.state_schema is not None and self._graph is not None:
+            _check_state_parameters(self.name, self._graph, self.state_schema)
 
     def dynamic_node(self, value: Any) -> BaseNode:
         """The node ``ctx.run_node`` runs for ``value`` (a node, function, agent or tool),
@@ -475,7 +484,7 @@ class Workflow(BaseAgent):
                     yield outcome.held
                 outcome.held = said
             elif isinstance(item, Event):
-                _check_state(node, item.actions.state_delta)
+                _check_state(node, item.actions.state_delta, self.state_schema)
                 if interrupt_calls(item) and item.node_info.path in ("", path):
                     # the node pauses on a call of its own: what it wrote so far goes with it
                     outcome.waiting = True
@@ -543,7 +552,7 @@ class Workflow(BaseAgent):
             outcome.output = node_ctx.output  # set as ctx.output instead of yielded
         if outcome.route is None and node_ctx.route is not None:
             outcome.route = node_ctx.route
-        _check_state(node, node_ctx.actions.state_delta)
+        _check_state(node, node_ctx.actions.state_delta, self.state_schema)
         if node.output_schema is not None:
             outcome.output = _conform(node, "output", node.output_schema, outcome.output)
         if isinstance(outcome.output, BaseModel):  # stored as JSON, so replay sees the same
@@ -1095,9 +1104,27 @@ def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> 
     return parsed if what.startswith("input") else parsed.model_dump(mode="json")
 
 
-def _check_state(node: BaseNode, delta: dict[str, Any]) -> None:
-    """Unprefixed state keys a node writes must be fields of its ``state_schema``."""
-    schema = node.state_schema
+def _check_state_parameters(name: str, graph: Graph, schema: type[BaseModel]) -> None:
+    """Each function node's parameters read from state must be fields of ``schema``."""
+    for graph_node in graph.nodes.values():
+        if not isinstance(graph_node, FunctionNode) or graph_node.parameter_binding != "state":
+            continue
+        for parameter, source, _ in graph_node.parameters():
+            if source == "state" and parameter not in schema.model_fields:
+                raise StateSchemaError(
+                    f"node {graph_node.name!r} of workflow {name!r} reads state key "
+                    f"{parameter!r}, which its state_schema {schema.__name__} does not "
+                    f"declare (declared: {', '.join(sorted(schema.model_fields))}); add the "
+                    "field or rename the parameter"
+                )
+
+
+def _check_state(
+    node: BaseNode, delta: dict[str, Any], workflow_schema: type[BaseModel] | None
+) -> None:
+    """Unprefixed state keys a node writes must be fields of its ``state_schema`` (or, when
+    it has none, of its workflow's)."""
+    schema = node.state_schema or workflow_schema
     if schema is None:
         return
     for key, value in delta.items():
@@ -1105,14 +1132,14 @@ def _check_state(node: BaseNode, delta: dict[str, Any]) -> None:
             continue  # scoped keys (app:, user:, temp:) are not the node's own state
         field = schema.model_fields.get(key)
         if field is None:
-            raise ValueError(
+            raise StateSchemaError(
                 f"node {node.name!r} wrote state key {key!r}, which its state_schema "
                 f"{schema.__name__} does not declare (declared: {', '.join(schema.model_fields)})"
             )
         try:
             TypeAdapter(field.annotation or Any).validate_python(value)
         except ValidationError as error:
-            raise ValueError(
+            raise StateSchemaError(
                 f"node {node.name!r} wrote {key!r} = {value!r}, which does not fit "
                 f"{schema.__name__}.{key}: {error.errors()[0]['msg']}"
             ) from None
