@@ -1,6 +1,7 @@
 """Run by test_dynamic_nodes.py in its own process: start, continue or answer a workflow whose
-node runs others with ctx.run_node. Every body appends a line to a file (the side effect
-whose count the test checks); CRASH_AT=<n> makes step n kill the process before its own."""
+node runs others with ctx.run_node (or, with DYNAMIC_APP=tool, an LlmAgent calling that
+workflow as a tool). Every body appends a line to a file (the side effect whose count the
+test checks); CRASH_AT=<n> makes step n kill the process before its own."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 
 from google.genai import types
 
-from cairn import Runner
+from cairn import LlmAgent, Runner
+from cairn.models.llm_request import LlmRequest
 from cairn.sessions.factory import session_service_from_url
+from cairn.testing import Call, ScriptedLlm
 from cairn.workflow import START, RequestInput, Workflow, node
 
 LOG = Path(os.environ["DYNAMIC_LOG"])
@@ -37,7 +40,7 @@ def ask(node_input: Any):  # type: ignore[no-untyped-def]
 
 
 @node(rerun_on_resume=True)
-async def plan(ctx: Any, node_input: Any) -> str:
+async def plan(ctx: Any, node_input: str) -> str:
     record("plan")
     total = 0
     for number in (1, 2, 3):
@@ -48,11 +51,22 @@ async def plan(ctx: Any, node_input: Any) -> str:
     return f"{answer}:{total}"
 
 
+def planner_model(request: LlmRequest) -> Any:
+    """Calls the planner workflow, then reports what it answered (the same in any process)."""
+    last = request.contents[-1].parts[0] if request.contents[-1].parts else None
+    if last is not None and last.function_response is not None:
+        return f"planned {last.function_response.response}"
+    return Call("planner", id="plan-call", request="plan")
+
+
 async def main(store_url: str, mode: str) -> None:
-    workflow = Workflow(name="planner", edges=[(START, plan)])
+    workflow = Workflow(name="planner", description="Plans.", edges=[(START, plan)])
+    agent: Any = workflow
+    if os.environ.get("DYNAMIC_APP") == "tool":
+        agent = LlmAgent(name="boss", model=ScriptedLlm(respond=planner_model), tools=[workflow])
     store = session_service_from_url(store_url)
     runner = Runner(
-        app_name="dynamic", agent=workflow, session_service=store, auto_create_session=True
+        app_name="dynamic", agent=agent, session_service=store, auto_create_session=True
     )
     kwargs: dict[str, Any] = {}
     if mode == "start":
@@ -73,6 +87,8 @@ async def main(store_url: str, mode: str) -> None:
             print("PAUSED")
         if "planner@1" in (event.node_info.output_for or []):
             print(f"OUTPUT {event.output}")
+        if event.content is not None and event.content.parts and event.content.parts[0].text:
+            print(f"SAID {event.content.parts[0].text}")
     await store.close()
 
 

@@ -340,8 +340,10 @@ async def test_run_node_outside_a_workflow_names_the_problem() -> None:
 # -- across processes, on SQLite -----------------------------------------------------------
 
 
-def worker(store: Path, log: Path, mode: str, crash_at: str | None = None) -> str:
-    env = {**os.environ, "DYNAMIC_LOG": str(log)}
+def worker(
+    store: Path, log: Path, mode: str, crash_at: str | None = None, app: str = "workflow"
+) -> str:
+    env = {**os.environ, "DYNAMIC_LOG": str(log), "DYNAMIC_APP": app}
     env.pop("CRASH_AT", None)
     if crash_at is not None:
         env["CRASH_AT"] = crash_at
@@ -388,6 +390,21 @@ def test_killed_then_continued_in_a_new_process(tmp_path: Path) -> None:
     assert "OUTPUT yes:150" in worker(store, log, "answer")
     assert bodies(log) == {
         "plan": 3,
+        "step 1": 1,
+        "step 2": 1,
+        "step 3": 1,
+        "ask": 1,
+        "step 4": 1,
+        "step 5": 1,
+    }
+
+
+def test_a_workflow_called_as_a_tool_pauses_and_resumes_in_a_new_process(tmp_path: Path) -> None:
+    store, log = tmp_path / "s.db", tmp_path / "ran.log"
+    assert "PAUSED" in worker(store, log, "start", app="tool")
+    assert "SAID planned {'result': 'yes:150'}" in worker(store, log, "answer", app="tool")
+    assert bodies(log) == {
+        "plan": 2,
         "step 1": 1,
         "step 2": 1,
         "step 3": 1,

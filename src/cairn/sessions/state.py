@@ -12,10 +12,10 @@ _MUTABLE = (dict, list)
 _ABSENT = object()
 
 
-class StateSchemaError(CairnError, TypeError, ValueError):
-    """A state write does not fit the ``state_schema`` declared for it (ADK's
-    ``StateSchemaError``, a ``TypeError``; also a ``ValueError``): the message names the
-    key, the schema and what is wrong. Nothing of the failing step is stored."""
+class StateSchemaError(CairnError, TypeError):
+    """State does not fit the ``state_schema`` declared for it (ADK's ``StateSchemaError``,
+    a ``TypeError``): the message names the key, the schema and what is wrong. Nothing of
+    the failing step is stored."""
 
 
 class State:
