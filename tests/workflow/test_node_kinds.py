@@ -331,3 +331,60 @@ async def test_a_write_the_workflow_schema_lacks_fails_the_node(make_runner: Any
     )
     assert session is not None and "items" not in session.state  # nothing of it stored
     assert json.dumps(session.state) == "{}"
+
+
+# -- require_confirmation ----------------------------------------------------------------------
+
+
+def approval(confirmed: bool, run: str = "wf@1/remove@1") -> types.Content:
+    response = types.FunctionResponse(
+        id=f"wf_tool_confirmation:{run}",
+        name="adk_request_input",
+        response={"confirmed": confirmed},
+    )
+    return types.Content(role="user", parts=[types.Part(function_response=response)])
+
+
+@node(require_confirmation=True)
+def remove(node_input: str) -> str:
+    ran["remove"] += 1
+    return f"removed {node_input}"
+
+
+@pytest.mark.parametrize(("confirmed", "output"), [(True, "removed a.txt"), (False, None)])
+async def test_a_node_that_requires_confirmation_runs_only_once_approved(
+    make_runner: Any, confirmed: bool, output: str | None
+) -> None:
+    assert remove.rerun_on_resume  # node() sets it
+    runner = await make_runner(Workflow(name="wf", edges=[(START, remove)]))
+    paused = await run(runner, said("a.txt"))
+    call = paused[-1].get_function_calls()[0]
+    assert call.id == "wf_tool_confirmation:wf@1/remove@1"
+    assert (call.args or {})["payload"] == {"tool_name": "remove", "args": {"node_input": "a.txt"}}
+    assert ran["remove"] == 0
+    done = await run(runner, approval(confirmed))
+    expected = output if confirmed else {"error": "This tool call is rejected."}
+    assert done[-1].output == expected
+    assert ran["remove"] == (1 if confirmed else 0)
+
+
+async def test_a_confirmation_predicate_decides_per_run(make_runner: Any) -> None:
+    def big(amount: int) -> bool:
+        return amount > 100
+
+    @node(require_confirmation=big, parameter_binding="node_input")
+    def pay(amount: int) -> str:
+        ran["pay"] += 1
+        return f"paid {amount}"
+
+    def small() -> dict[str, int]:
+        return {"amount": 5}
+
+    runner = await make_runner(Workflow(name="wf", edges=[(START, small, pay)]))
+    events = await run(runner, said("go"))
+    assert events[-1].output == "paid 5" and ran["pay"] == 1  # no question asked
+
+
+def test_require_confirmation_needs_rerun_on_resume() -> None:
+    with pytest.raises(ValueError, match="rerun_on_resume=True"):
+        FunctionNode(func=split, require_confirmation=True)

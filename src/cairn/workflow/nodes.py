@@ -143,6 +143,20 @@ class FunctionNode(BaseNode):
     parameter_binding: Literal["state", "node_input"] = "state"
     """Where parameters other than ``node_input`` and ``ctx`` come from: session state
     (ADK's default), or the keys of a dict ``node_input`` (a node called as a tool)."""
+    require_confirmation: bool | Callable[..., Any] = False
+    """Ask a human to approve each run before the function runs (or a predicate of the
+    run's arguments, ``ctx``, ``node_input`` or state keys, by name, saying when to ask).
+    Needs ``rerun_on_resume=True`` (``node(...)`` sets it): the node runs again on the
+    answer, and a rejection is its output ``{"error": "This tool call is rejected."}``."""
+
+    @model_validator(mode="after")
+    def _confirmation_reruns(self) -> FunctionNode:
+        if self.require_confirmation and not self.rerun_on_resume:
+            raise ValueError(
+                f"node {self.name!r} has require_confirmation but rerun_on_resume=False; it "
+                "runs again once approved, so set rerun_on_resume=True (node(...) does)"
+            )
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -329,6 +343,8 @@ def _build(target: Any, settings: dict[str, Any]) -> BaseNode:
         raise TypeError(
             f"node() takes a function, a node, an agent or a tool; got {type(target).__name__}"
         )
+    if given.get("require_confirmation"):
+        given.setdefault("rerun_on_resume", True)  # it runs again once approved
     given.setdefault("name", getattr(target, "__name__", "node"))
     given.setdefault("description", (target.__doc__ or "").strip())
     return FunctionNode(func=target, **given)

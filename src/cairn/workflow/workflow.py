@@ -26,7 +26,7 @@ from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
-from cairn.events.event_actions import EventActions
+from cairn.events.event_actions import EventActions, ToolConfirmation
 from cairn.events.interrupts import (
     earlier_call,
     interrupt_calls,
@@ -1010,6 +1010,23 @@ def _input_request(author: str, step: _Step, request: RequestInput, ctx: Context
 
 async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
     kwargs = _bind(node, ctx, node_input)
+    if node.require_confirmation:
+        asked = confirmation_interrupt_id(ctx.node_path)
+        arguments = {k: v for k, v in kwargs.items() if not isinstance(v, Context)}
+        if asked in ctx.resume_inputs:
+            answer = ctx.resume_inputs[asked]
+            approval = ToolConfirmation.model_validate(answer if isinstance(answer, dict) else {})
+            if not approval.confirmed:
+                yield Event(output={"error": "This tool call is rejected."})
+                return
+        elif await _needs_confirmation(node, ctx, node_input, arguments):
+            yield RequestInput(
+                interrupt_id=asked,
+                message=f"Please approve or reject the tool call {node.name}().",
+                payload={"tool_name": node.name, "args": _json_args(arguments)},
+                response_schema=ToolConfirmation.model_json_schema(),
+            )
+            return
     result = await call_user_code(node.func, **kwargs)
     if inspect.isasyncgen(result):
         async for item in result:
@@ -1019,6 +1036,44 @@ async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> A
             yield item
     elif result is not None:
         yield result
+
+
+def confirmation_interrupt_id(node_path: str) -> str:
+    """The interrupt id of a node run's approval request (ADK's)."""
+    return f"wf_tool_confirmation:{node_path}"
+
+
+async def _needs_confirmation(
+    node: FunctionNode, ctx: Context, node_input: Any, arguments: dict[str, Any]
+) -> bool:
+    """``require_confirmation`` for this run: a bool, or what its predicate says of the
+    run's arguments (and ``ctx``, ``node_input`` or state keys it names)."""
+    check = node.require_confirmation
+    if not callable(check):
+        return bool(check)
+    parameters = inspect.signature(check).parameters
+    takes_all = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    given: dict[str, Any] = dict(arguments)
+    for name in parameters:
+        if name in ("ctx", "tool_context"):
+            given[name] = ctx
+        elif name == "node_input":
+            given.setdefault(name, node_input)
+        elif name not in given and name in ctx.state:
+            given[name] = ctx.state[name]
+    if not takes_all:
+        given = {k: v for k, v in given.items() if k in parameters}
+    return bool(await call_user_code(check, **given))
+
+
+def _json_args(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The run's arguments as JSON (what the approval request shows)."""
+    return {
+        k: json.loads(
+            json.dumps(v.model_dump(mode="json") if isinstance(v, BaseModel) else v, default=str)
+        )
+        for k, v in arguments.items()
+    }
 
 
 def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
