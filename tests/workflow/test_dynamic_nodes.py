@@ -412,3 +412,24 @@ def test_a_workflow_called_as_a_tool_pauses_and_resumes_in_a_new_process(tmp_pat
         "step 4": 1,
         "step 5": 1,
     }
+
+
+async def test_an_agent_runs_dynamically_and_answers_once(make_runner: Any) -> None:
+    from cairn import LlmAgent
+    from cairn.testing import ScriptedLlm
+
+    model = ScriptedLlm(script=["bonjour"])
+    translator = LlmAgent(name="translator", model=model, instruction="Translate to French.")
+
+    @node(rerun_on_resume=True)
+    async def plan(ctx: Any, node_input: Any) -> str:
+        french = await ctx.run_node(translator, node_input="hello")
+        more = await ctx.run_node(ask)
+        return f"{french} {more}"
+
+    runner = await make_runner(Workflow(name="wf", edges=[(START, plan)]))
+    await run(runner, said("go"))
+    done = await run(runner, answer("more", "monde"))
+    assert done[-1].output == "bonjour monde"
+    assert len(model.requests) == 1  # the agent's answer was reused on resume
+    assert model.requests[0].contents[-1].parts[0].text == "hello"

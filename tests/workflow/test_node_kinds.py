@@ -388,3 +388,13 @@ async def test_a_confirmation_predicate_decides_per_run(make_runner: Any) -> Non
 def test_require_confirmation_needs_rerun_on_resume() -> None:
     with pytest.raises(ValueError, match="rerun_on_resume=True"):
         FunctionNode(func=split, require_confirmation=True)
+
+
+async def test_a_node_tool_of_an_agent_node_runs_under_the_agents_path(make_runner: Any) -> None:
+    model = ScriptedLlm(script=[Call("price", id="c9", item="fig", quantity=1), "3"])
+    clerk = LlmAgent(name="clerk", model=model, tools=[node(price)])
+    runner = await make_runner(Workflow(name="shop", edges=[(START, clerk)]))
+    events = await run(runner, said("one fig"))
+    priced = next(e for e in events if e.output == {"item": "fig", "total": 3})
+    assert priced.node_info.path == "shop@1/clerk@1/price@c9"
+    assert events[-1].output == "3"
