@@ -40,6 +40,8 @@ FEATURES: dict[str, str] = {
     "workflow_runner_node": "Runner(node=workflow) with an LlmAgent node",
     "workflow_agent_node": "Workflow with an LlmAgent node, as the root agent",
     "workflow_function_node": "FunctionNode(func=f) named after the function",
+    "workflow_dynamic_nodes": "ctx.run_node from a node: counted run ids, a run_id of its own",
+    "workflow_node_as_tool": "an LlmAgent calls a FunctionNode and a Workflow as tools",
     "app_workflow_root": "App whose root_agent is a Workflow",
     "model_inheritance": "a sub-agent without model uses its parent's",
     "callback_state": "callback_context.state written before the agent, read by its tool",
@@ -85,6 +87,11 @@ DIFFERS: dict[str, str] = {
         "marker for the nested workflow (author transform, at outer@1/transform@1) after its "
         "last node, which the enclosing workflow's resume reads; ADK writes none without a "
         "resumable App"
+    ),
+    "workflow_node_as_tool": (
+        "deliberate (docs/porting-from-adk.md, Workflows): a workflow called as a tool ends "
+        "with cairn's end_of_agent marker for it (author stock, on the call's branch), as a "
+        "nested workflow does; ADK writes none"
     ),
     "workflow_request_input": (
         "on resume cairn stores the answered node's output event (deliberate, docs/porting- "

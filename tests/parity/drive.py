@@ -324,7 +324,7 @@ ACTION_FIELDS = (
 def describe_event(event: Any, node_paths: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"author": event.author}
     if event.branch:
-        out["branch"] = UUID.sub("<uuid>", event.branch)
+        out["branch"] = event.branch  # call ids in it are renamed with the calls
     if getattr(event, "partial", None):
         out["partial"] = True
     if event.content is not None:

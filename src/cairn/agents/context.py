@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from google.genai import types
 
@@ -22,6 +22,22 @@ from cairn.sessions.state import State
 if TYPE_CHECKING:
     from cairn.agents.invocation_context import InvocationContext
     from cairn.agents.run_config import RunConfig
+
+
+class NodeRunner(Protocol):
+    """What runs a node for ``Context.run_node`` (a workflow gives one to each node it runs)."""
+
+    async def __call__(
+        self,
+        node: Any,
+        node_input: Any,
+        *,
+        use_as_output: bool,
+        run_id: str | None,
+        use_sub_branch: bool,
+        override_branch: str | None,
+        raise_on_wait: bool,
+    ) -> Any: ...
 
 
 class Context:
@@ -45,8 +61,10 @@ class Context:
         resume_inputs: dict[str, Any] | None = None,
         auth_responses: dict[str, AuthCredential] | None = None,
         run_id: str | None = None,
+        node_runner: NodeRunner | None = None,
     ) -> None:
         self._invocation_context = invocation_context
+        self._node_runner = node_runner
         self._event_actions = event_actions if event_actions is not None else EventActions()
         self._function_call_id = function_call_id
         self._tool_confirmation = tool_confirmation
@@ -67,6 +85,48 @@ class Context:
         self.route: Any = None
         """A workflow node's route, when it sets it here instead of on an event."""
         self._state = State(invocation_context.session.state, self._event_actions.state_delta)
+
+    async def run_node(
+        self,
+        node: Any,
+        node_input: Any = None,
+        *,
+        use_as_output: bool = False,
+        run_id: str | None = None,
+        use_sub_branch: bool = False,
+        override_branch: str | None = None,
+        override_isolation_scope: str | None = None,
+        raise_on_wait: bool = False,
+    ) -> Any:
+        """Run ``node`` (a node, function, agent, tool or workflow) as a child of this workflow
+        node and return its output, as ADK's ``ctx.run_node`` does.
+
+        The child's run is ``<this node's path>/<name>@<n>``, ``n`` counting this node's
+        calls of that name (or ``<name>@<run_id>``; a ``run_id`` of your own must not be
+        all digits), so when this node runs again on resume each call gets the same path
+        and a child that finished is not run again: its recorded output is returned. The
+        calling node needs ``rerun_on_resume=True``: a child that waits for input makes it
+        wait, and it runs again once the answer comes. ``use_as_output`` makes the child's
+        output this node's; ``use_sub_branch`` puts the child on a branch of its own
+        (``override_branch`` names one). A child that fails raises ``DynamicNodeFailError``.
+        Always ``await`` it directly (not in a task of your own, which nothing supervises).
+        """
+        del override_isolation_scope  # ADK's isolation scopes; a cairn branch isolates
+        if self._node_runner is None:
+            raise RuntimeError(
+                "ctx.run_node works inside a workflow node (a function or BaseNode a Workflow "
+                "runs, with rerun_on_resume=True); this context serves "
+                f"{self.agent_name!r} outside one. Make the caller a node of a Workflow."
+            )
+        return await self._node_runner(
+            node,
+            node_input,
+            use_as_output=use_as_output,
+            run_id=run_id,
+            use_sub_branch=use_sub_branch,
+            override_branch=override_branch,
+            raise_on_wait=raise_on_wait,
+        )
 
     @property
     def invocation_context(self) -> InvocationContext:

@@ -54,6 +54,7 @@ from cairn.planners.built_in_planner import BuiltInPlanner
 from cairn.tools.base_tool import BaseTool, BaseToolset
 from cairn.tools.function_tool import FunctionTool
 from cairn.tools.set_model_response_tool import SetModelResponseTool
+from cairn.tools.tool_provider import ToolProvider
 from cairn.tools.transfer_to_agent_tool import TransferToAgentTool
 from cairn.user_code import call_callback, call_user_code
 
@@ -187,6 +188,7 @@ class LlmAgent(BaseAgent):
     on_tool_error_callback: OnToolErrorCallback | None = None
 
     _wrapped: dict[int, FunctionTool] = PrivateAttr(default_factory=dict)
+    _provided: dict[int, tuple[ToolProvider, BaseTool]] = PrivateAttr(default_factory=dict)
     _contents: ContentsCache = PrivateAttr(default_factory=ContentsCache)
 
     # -- configuration ----------------------------------------------------------------------
@@ -212,6 +214,13 @@ class LlmAgent(BaseAgent):
         if tool is None or tool.func is not func:
             tool = self._wrapped[id(func)] = FunctionTool(func)
         return tool
+
+    def _provided_tool(self, provider: ToolProvider) -> BaseTool:
+        """The tool a workflow or a node makes of itself, made once."""
+        known = self._provided.get(id(provider))
+        if known is None or known[0] is not provider:
+            known = self._provided[id(provider)] = (provider, provider.as_tool())
+        return known[1]
 
     @classmethod
     def set_default_model(cls, model: str | BaseLlm) -> None:
@@ -296,12 +305,14 @@ class LlmAgent(BaseAgent):
                     tools.append(_UnavailableTools(entry, error))
                     continue
                 tools.extend(listed)
+            elif isinstance(entry, ToolProvider):  # a workflow or a workflow node
+                tools.append(self._provided_tool(entry))
             elif callable(entry):
                 tools.append(self._function_tool(entry))
             else:
                 raise TypeError(
                     f"agent {self.name!r} has a tool of type {type(entry).__name__}; tools are "
-                    "functions, BaseTool or BaseToolset instances"
+                    "functions, BaseTool or BaseToolset instances, workflows or workflow nodes"
                 )
         targets = self._offered_transfer_targets()
         if targets and not any(tool.name == TRANSFER_TOOL for tool in tools):

@@ -19,7 +19,7 @@ from cairn.sessions.session import Session
 from cairn.sessions.sql.engines import UnsupportedStoreUrlError
 from cairn.sessions.sql.migrate import SchemaError
 from cairn.sessions.sqlite_session_service import SqliteSessionService
-from cairn.sessions.state import State
+from cairn.sessions.state import State, StateSchemaError
 
 __all__ = [
     "AlreadyExistsError",
@@ -41,5 +41,6 @@ __all__ = [
     "SqliteSessionService",
     "StaleSessionError",
     "State",
+    "StateSchemaError",
     "UnsupportedStoreUrlError",
 ]

@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from cairn.errors import CairnError
 from cairn.events.json_values import copy_json
 
 _MUTABLE = (dict, list)
 _ABSENT = object()
+
+
+class StateSchemaError(CairnError, TypeError):
+    """State does not fit the ``state_schema`` declared for it (ADK's ``StateSchemaError``,
+    a ``TypeError``): the message names the key, the schema and what is wrong. Nothing of
+    the failing step is stored."""
 
 
 class State:

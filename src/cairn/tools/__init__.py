@@ -31,6 +31,7 @@ from cairn.tools.mcp_toolset import (
     McpToolset as MCPToolset,
 )
 from cairn.tools.preload_memory_tool import PreloadMemoryTool, preload_memory
+from cairn.tools.request_input_tool import request_input
 from cairn.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from cairn.tools.url_context_tool import url_context
 from cairn.tools.vertex_ai_search_tool import VertexAiSearchTool
@@ -82,6 +83,7 @@ __all__ = [
     "load_artifacts",
     "load_memory",
     "preload_memory",
+    "request_input",
     "transfer_to_agent",
     "url_context",
 ]

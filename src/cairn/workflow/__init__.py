@@ -2,21 +2,36 @@
 
 from cairn.events.request_input import RequestInput
 from cairn.workflow.agents import LoopAgent, ParallelAgent, SequentialAgent
+from cairn.workflow.errors import DynamicNodeFailError, NodeTimeoutError
 from cairn.workflow.graph import Edge, Graph, WorkflowDefinitionError, build_graph, parse_edges
 from cairn.workflow.join_node import JoinNode
-from cairn.workflow.nodes import DEFAULT_ROUTE, START, BaseNode, FunctionNode, RetryConfig, node
-from cairn.workflow.workflow import AgentNode, ParallelNode, ToolNode, Workflow
+from cairn.workflow.nodes import (
+    DEFAULT_ROUTE,
+    START,
+    AgentNode,
+    BaseNode,
+    FunctionNode,
+    Node,
+    ParallelNode,
+    RetryConfig,
+    ToolNode,
+    node,
+)
+from cairn.workflow.workflow import Workflow
 
 __all__ = [
     "DEFAULT_ROUTE",
     "START",
     "AgentNode",
     "BaseNode",
+    "DynamicNodeFailError",
     "Edge",
     "FunctionNode",
     "Graph",
     "JoinNode",
     "LoopAgent",
+    "Node",
+    "NodeTimeoutError",
     "ParallelAgent",
     "ParallelNode",
     "RequestInput",

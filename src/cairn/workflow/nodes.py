@@ -5,9 +5,12 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from cairn.agents.base_agent import BaseAgent
+from cairn.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
     from cairn.agents.context import Context
@@ -110,6 +113,13 @@ class BaseNode(BaseModel):
         )
         yield  # pragma: no cover  (an async generator)
 
+    def as_tool(self) -> BaseTool:
+        """This node as a tool an LlmAgent's model calls (``LlmAgent(tools=[node])`` does
+        this): each call runs the node, its output is the answer (``NodeTool``)."""
+        from cairn.workflow.node_tool import NodeTool
+
+        return NodeTool(self)
+
     def __hash__(self) -> int:
         return id(self)
 
@@ -130,6 +140,23 @@ class FunctionNode(BaseNode):
     """
 
     func: Callable[..., Any]
+    parameter_binding: Literal["state", "node_input"] = "state"
+    """Where parameters other than ``node_input`` and ``ctx`` come from: session state
+    (ADK's default), or the keys of a dict ``node_input`` (a node called as a tool)."""
+    require_confirmation: bool | Callable[..., Any] = False
+    """Ask a human to approve each run before the function runs (or a predicate of the
+    run's arguments, ``ctx``, ``node_input`` or state keys, by name, saying when to ask).
+    Needs ``rerun_on_resume=True`` (``node(...)`` sets it): the node runs again on the
+    answer, and a rejection is its output ``{"error": "This tool call is rejected."}``."""
+
+    @model_validator(mode="after")
+    def _confirmation_reruns(self) -> FunctionNode:
+        if self.require_confirmation and not self.rerun_on_resume:
+            raise ValueError(
+                f"node {self.name!r} has require_confirmation but rerun_on_resume=False; it "
+                "runs again once approved, so set rerun_on_resume=True (node(...) does)"
+            )
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -195,22 +222,129 @@ def _names_str(annotation: Any) -> bool:
     return str in typing.get_args(annotation)
 
 
-@overload
-def node(func: Callable[..., Any], /) -> FunctionNode: ...
+class Node(BaseNode):
+    """A node class to subclass (ADK's ``Node``): override ``run_node_impl``.
+
+    With ``parallel_worker=True`` the node runs once per item of its (list) input, at most
+    ``max_parallel_workers`` at once (no limit when None), each item a run of its own on a
+    branch of its own; its output is the list of their outputs, in input order.
+    """
+
+    parallel_worker: bool = Field(default=False, frozen=True)
+    max_parallel_workers: int | None = Field(default=None, frozen=True)
+
+    @model_validator(mode="after")
+    def _workers_need_parallel_worker(self) -> Node:
+        _check_workers(self.parallel_worker, self.max_parallel_workers)
+        if self.parallel_worker:
+            self.rerun_on_resume = True  # the items that finished are kept, the others run
+        return self
+
+    async def run_node_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        """What the node does with one input: yield its output (as ``_run_impl`` would)."""
+        raise NotImplementedError(
+            f"node {self.name!r} ({type(self).__name__}) does nothing: a Node subclass "
+            "overrides `async def run_node_impl(self, *, ctx, node_input)` and yields its output"
+        )
+        yield  # pragma: no cover  (an async generator)
+
+    async def _run_impl(self, *, ctx: Context, node_input: Any) -> AsyncGenerator[Any, None]:
+        async for item in self.run_node_impl(ctx=ctx, node_input=node_input):
+            yield item
+
+
+class AgentNode(BaseNode):
+    """An agent (or a nested workflow) as a node: its input arrives as a user turn on its own
+    branch; its output is a nested workflow's output, or the agent's last answer."""
+
+    agent: BaseAgent
+
+
+class ParallelNode(BaseNode):
+    """Runs ``node`` once per item of its (list) input, concurrently (at most
+    ``max_parallel_workers`` at once); outputs the results in input order. Each item is a
+    run of its own (``name@1``, ``name@2``, ...) on a branch of its own, so on resume the
+    finished ones are not run again. ``node(f, parallel_worker=True)`` makes one."""
+
+    node: Any
+    max_parallel_workers: int | None = Field(default=None, ge=1)
+
+
+class ToolNode(BaseNode):
+    """A tool as a node: a dict input is its arguments; its result is the output."""
+
+    tool: BaseTool
+
+
+def convert(value: Any) -> BaseNode | None:
+    """The node for an agent or a tool (None for anything else)."""
+    if isinstance(value, BaseAgent):
+        return AgentNode(name=value.name, description=value.description, agent=value)
+    if isinstance(value, BaseTool):
+        return ToolNode(name=value.name, description=value.description, tool=value)
+    return None
+
+
+def _check_workers(parallel_worker: bool, max_parallel_workers: int | None) -> None:
+    if max_parallel_workers is None:
+        return
+    if not parallel_worker:
+        raise ValueError(
+            "max_parallel_workers is set but parallel_worker is not: set parallel_worker=True "
+            "too (it limits how many items of a parallel worker run at once)"
+        )
+    if max_parallel_workers < 1:
+        raise ValueError(f"max_parallel_workers must be 1 or more; got {max_parallel_workers}")
 
 
 @overload
-def node(func: None = None, /, **settings: Any) -> Callable[[Callable[..., Any]], FunctionNode]: ...
+def node(func: Any, /, **settings: Any) -> BaseNode: ...
 
 
-def node(
-    func: Callable[..., Any] | None = None, /, **settings: Any
-) -> FunctionNode | Callable[[Callable[..., Any]], FunctionNode]:
-    """Make a function a node: ``@node`` or ``@node(name=..., retry_config=..., timeout=...)``."""
+@overload
+def node(func: None = None, /, **settings: Any) -> Callable[[Any], BaseNode]: ...
 
-    def wrap(target: Callable[..., Any]) -> FunctionNode:
-        settings.setdefault("name", getattr(target, "__name__", "node"))
-        settings.setdefault("description", (target.__doc__ or "").strip())
-        return FunctionNode(func=target, **settings)
+
+def node(func: Any = None, /, **settings: Any) -> BaseNode | Callable[[Any], BaseNode]:
+    """Make a node, as ADK's ``node`` does: ``@node``, ``@node(name=..., retry_config=...,
+    timeout=..., rerun_on_resume=..., parameter_binding=...)``, or ``node(x, ...)`` for a
+    function, node, agent or tool (a node's settings are overridden on a copy).
+
+    ``parallel_worker=True`` wraps the node in a ``ParallelNode`` of the same name: it runs
+    once per item of a list input (``max_parallel_workers`` at once, no limit when None).
+    """
+    parallel_worker = bool(settings.pop("parallel_worker", False))
+    max_workers = settings.pop("max_parallel_workers", None)
+    _check_workers(parallel_worker, max_workers)
+
+    def wrap(target: Any) -> BaseNode:
+        built = _build(target, settings)
+        if not parallel_worker:
+            return built
+        return ParallelNode(
+            name=built.name,
+            description=built.description,
+            node=built,
+            max_parallel_workers=max_workers,
+            rerun_on_resume=True,
+        )
 
     return wrap(func) if func is not None else wrap
+
+
+def _build(target: Any, settings: dict[str, Any]) -> BaseNode:
+    given = {key: value for key, value in settings.items() if value is not None}
+    if isinstance(target, BaseNode):
+        return target.model_copy(update=given) if given else target
+    converted = convert(target)
+    if converted is not None:
+        return converted.model_copy(update=given) if given else converted
+    if not callable(target):
+        raise TypeError(
+            f"node() takes a function, a node, an agent or a tool; got {type(target).__name__}"
+        )
+    if given.get("require_confirmation"):
+        given.setdefault("rerun_on_resume", True)  # it runs again once approved
+    given.setdefault("name", getattr(target, "__name__", "node"))
+    given.setdefault("description", (target.__doc__ or "").strip())
+    return FunctionNode(func=target, **given)

@@ -59,25 +59,28 @@ class Replay:
             if starts_invocation(event):
                 break
         for event in reversed(mine):
-            for response in event.get_function_responses():
-                if response.id:
-                    answers[response.id] = response.response
-            for target in event.node_info.output_for or []:
+            has_content = event.content is not None
+            if has_content:
+                for response in event.get_function_responses():
+                    if response.id:
+                        answers[response.id] = response.response
+            node_info = event.node_info
+            path = node_info.path
+            for target in node_info.output_for or ():
                 child = _child(target, prefix)
                 if child is None:
                     continue
-                record = runs.setdefault(child, NodeRecord())
+                record = runs.get(child) or runs.setdefault(child, NodeRecord())
                 record.outputs.append(event.output)
-                if target == event.node_info.path:  # the node's own output event: it finished
+                if target == path:  # the node's own output event: it finished
                     record.completed = True
                     record.output = event.output
                     record.route = event.actions.route
                     record.escalated = record.escalated or bool(event.actions.escalate)
-            path = event.node_info.path
             if not path.startswith(prefix):
                 continue
             child = path[len(prefix) :].split("/", 1)[0]
-            record = runs.setdefault(child, NodeRecord())
+            record = runs.get(child) or runs.setdefault(child, NodeRecord())
             record.started = True
             if path != prefix + child:
                 continue  # deeper: a nested workflow reads its own
@@ -97,7 +100,7 @@ class Replay:
             waiting_on = event.long_running_tool_ids or set()
             if waiting_on and event.actions.route is not None and not record.completed:
                 record.route = event.actions.route  # picked before the node paused
-            for call in event.get_function_calls():
+            for call in event.get_function_calls() if has_content else ():
                 if call.name != REQUEST_INPUT_FUNCTION and call.id and call.id in waiting_on:
                     record.calls.append(call.id)
                 if call.name == REQUEST_INPUT_FUNCTION and call.id:

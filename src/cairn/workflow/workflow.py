@@ -26,7 +26,7 @@ from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.events.event import Event
-from cairn.events.event_actions import EventActions
+from cairn.events.event_actions import EventActions, ToolConfirmation
 from cairn.events.interrupts import (
     earlier_call,
     interrupt_calls,
@@ -36,41 +36,27 @@ from cairn.events.interrupts import (
 )
 from cairn.events.node_info import NodeInfo
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION, RequestInput
+from cairn.sessions.state import StateSchemaError
 from cairn.tools.base_tool import BaseTool
 from cairn.user_code import call_user_code, iterate_in_thread
+from cairn.workflow.errors import DynamicNodeFailError, NodeInterruptedError, NodeTimeoutError
 from cairn.workflow.graph import Graph, as_node, build_graph
 from cairn.workflow.join_node import JoinNode
-from cairn.workflow.nodes import DEFAULT_ROUTE, START_NAME, BaseNode, FunctionNode, RetryConfig
+from cairn.workflow.nodes import (
+    DEFAULT_ROUTE,
+    START_NAME,
+    AgentNode,
+    BaseNode,
+    FunctionNode,
+    Node,
+    ParallelNode,
+    RetryConfig,
+    ToolNode,
+    convert,
+)
 from cairn.workflow.replay import Replay
 
-
-class AgentNode(BaseNode):
-    """An agent (or a nested workflow) as a node: its input arrives as a user turn on its own
-    branch; its output is a nested workflow's output, or the agent's last answer."""
-
-    agent: BaseAgent
-
-
-class ParallelNode(BaseNode):
-    """Runs ``node`` once per item of its (list) input, concurrently; outputs the results in
-    input order. Each item is a run of its own (``name@1``, ``name@2``, ...), so on resume
-    the finished ones are not run again."""
-
-    node: Any
-
-
-class ToolNode(BaseNode):
-    """A tool as a node: a dict input is its arguments; its result is the output."""
-
-    tool: BaseTool
-
-
-def _convert(value: Any) -> BaseNode | None:
-    if isinstance(value, BaseAgent):
-        return AgentNode(name=value.name, description=value.description, agent=value)
-    if isinstance(value, BaseTool):
-        return ToolNode(name=value.name, description=value.description, tool=value)
-    return None
+__all__ = ["AgentNode", "ParallelNode", "ToolNode", "Workflow"]
 
 
 @dataclasses.dataclass
@@ -99,6 +85,12 @@ class Workflow(BaseAgent):
 
     edges: list[Any] = Field(default_factory=list)
     max_concurrency: int | None = None
+    state_schema: type[BaseModel] | None = None
+    """The state keys (unprefixed: ``app:``, ``user:``, ``temp:`` keys are free) its nodes
+    may write and read as parameters, and their types; a node's own ``state_schema``
+    replaces it for that node. A function parameter read from state that the schema does
+    not declare is refused when the workflow is built; a write that does not fit fails the
+    node with ``StateSchemaError``."""
 
     @model_validator(mode="before")
     @classmethod
@@ -114,11 +106,74 @@ class Workflow(BaseAgent):
         return data
 
     _graph: Graph | None = PrivateAttr(default=None)
+    _dynamic_nodes: dict[int, tuple[Any, BaseNode]] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, context: Any, /) -> None:
         super().model_post_init(context)
         if self.edges:
-            self._graph = build_graph(self.name, self.edges, convert=_convert)
+            self._graph = build_graph(self.name, self.edges, convert=convert)
+        if self.state_schema is not None and self._graph is not None:
+            _check_state_parameters(self.name, self._graph, self.state_schema)
+
+    def dynamic_node(self, value: Any) -> BaseNode:
+        """The node ``ctx.run_node`` runs for ``value`` (a node, function, agent or tool),
+        built once per value (reading a function's signature is not free)."""
+        if isinstance(value, BaseNode):
+            return value
+        known = self._dynamic_nodes.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        built = as_node(value, convert)
+        if len(self._dynamic_nodes) >= 256:  # new lambdas on every call: keep it bounded
+            self._dynamic_nodes.clear()
+        self._dynamic_nodes[id(value)] = (value, built)
+        return built
+
+    def as_tool(self) -> BaseTool:
+        """This workflow as a tool an LlmAgent's model calls (``LlmAgent(tools=[workflow])``
+        does this): each call runs it, its output is the answer (``NodeTool``)."""
+        from cairn.workflow.node_tool import NodeTool
+
+        return NodeTool(self)
+
+    async def run_detached(
+        self,
+        ctx: InvocationContext,
+        node: BaseNode,
+        *,
+        path: str,
+        branch: str | None,
+        node_input: Any,
+        finished: list[Any],
+    ) -> AsyncGenerator[Event, None]:
+        """Run ``node`` at ``path`` as one of this workflow's node runs, outside its graph
+        (a tool call's node): replayed from the log if it finished, resumed if it waited.
+        Its output is appended to ``finished`` once it has one."""
+        channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        parent, _, run = path.rpartition("/")
+        step = _Step(node, run, path, node_input, branch, [], channel)
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, parent)
+        outcome = _Outcome()
+
+        async def one() -> None:
+            try:
+                await _forward(self._run_node(ctx, step, replay, outcome), channel)
+            finally:
+                await channel.put(("done",))
+
+        task = asyncio.create_task(one())
+        try:
+            while True:
+                message = await channel.get()
+                if message[0] != "event":
+                    break
+                yield message[1]
+                message[2].set_result(None)
+            await task
+        finally:
+            task.cancel()
+        if not outcome.waiting:
+            finished.append(outcome.output)
 
     @property
     def graph(self) -> Graph | None:
@@ -191,6 +246,7 @@ class Workflow(BaseAgent):
                         node_input=node_input,
                         branch=branch,
                         output_for=[my_path] if name in terminals else [],
+                        channel=channel,
                     )
                     running[run] = asyncio.create_task(run_one(step, _Outcome()))
                 pending.extendleft(reversed(deferred))
@@ -276,6 +332,10 @@ class Workflow(BaseAgent):
     ) -> AsyncGenerator[Event, None]:
         node, path = step.node, step.path
         record = replay.runs.get(step.run)
+        if record is not None and not record.completed and record.outputs:
+            nested = isinstance(node, AgentNode) and isinstance(node.agent, Workflow)
+            if not nested:  # a child it ran with use_as_output recorded its output
+                record.completed, record.output = True, record.outputs[-1]
         if record is not None and record.completed:  # done before: never run again
             outcome.output, outcome.route = record.output, record.route
             outcome.escalated = record.escalated
@@ -315,21 +375,38 @@ class Workflow(BaseAgent):
         attempt = (record.failures if record else 0) + 1
         retry = node.retry_config
         while True:
+            # Each attempt counts its dynamic children from 1 again: a retry (or a rerun on
+            # resume) gets the same paths, so the children that finished are not run again.
+            dynamic = _DynamicRuns(self, ctx, step)
             node_ctx = Context(
                 dataclasses.replace(ctx, node_path=path, branch=step.branch, node_input=None),
                 node_path=path,
                 attempt_count=attempt,
                 resume_inputs=resume_inputs,
+                node_runner=dynamic,
             )
+            timer = asyncio.timeout(node.timeout)
             try:
-                async with contextlib.aclosing(
-                    self._node_events(ctx, step, node_ctx, outcome, record is not None)
-                ) as events:
-                    async with asyncio.timeout(node.timeout):
-                        async for event in events:
-                            yield event
-            except Exception as error:
+                async with (
+                    contextlib.aclosing(
+                        self._node_events(ctx, step, node_ctx, outcome, dynamic, record is not None)
+                    ) as events,
+                    timer,
+                ):
+                    async for event in events:
+                        yield event
+            except Exception as raised:
+                error = raised
+                if (
+                    node.timeout is not None
+                    and isinstance(raised, TimeoutError)
+                    and timer.expired()
+                ):
+                    error = NodeTimeoutError(node_name=node.name, timeout=node.timeout)
                 node_ctx.state.discard()  # this attempt's uncommitted writes never happened
+                if isinstance(error, DynamicNodeFailError):
+                    # The child's error event is the record; the node fails with its error.
+                    raise error.error from error
                 if outcome.reported:  # written where it happened; it stops this run too
                     raise
                 yield Event(
@@ -337,15 +414,16 @@ class Workflow(BaseAgent):
                     node_path=path,
                     branch=step.branch,
                     error_code=type(error).__name__,
-                    error_message=str(error)
-                    or f"node {node.name!r} of workflow {self.name!r} timed out",
+                    error_message=str(error) or f"node {node.name!r} failed",
                 )
                 if retry is not None and attempt < retry.max_attempts and retry.retries(error):
                     await asyncio.sleep(_delay(retry, attempt))
                     attempt += 1
                     outcome.output = outcome.route = outcome.held = None
                     continue
-                raise
+                if error is raised:
+                    raise
+                raise error from raised
             return
 
     def _replayed(self, ctx: InvocationContext, step: _Step, output: Any) -> Event:
@@ -359,6 +437,7 @@ class Workflow(BaseAgent):
         step: _Step,
         node_ctx: Context,
         outcome: _Outcome,
+        dynamic: _DynamicRuns,
         resuming: bool = False,
     ) -> AsyncGenerator[Event, None]:
         """Run one node; set ``outcome``; yield the events it produced (path and author set),
@@ -385,10 +464,14 @@ class Workflow(BaseAgent):
         elif isinstance(node, JoinNode):
             items = _single(node_input)
         elif isinstance(node, ParallelNode):
-            items = self._run_parallel(ctx, node, path, node_input)
+            child = as_node(node.node, convert)
+            items = self._run_parallel(ctx, step, child, node_input, node.max_parallel_workers)
+        elif isinstance(node, Node) and node.parallel_worker:
+            child = node.model_copy(update={"parallel_worker": False})
+            items = self._run_parallel(ctx, step, child, node_input, node.max_parallel_workers)
         else:  # a node of the app's own class
             items = node.run(ctx=node_ctx, node_input=node_input)
-        async for item in items:
+        async for item in _until_a_child_waits(items, outcome):
             if isinstance(item, RequestInput):
                 _check_new_interrupt_id(ctx, node, item)
                 outcome.waiting = True
@@ -401,7 +484,7 @@ class Workflow(BaseAgent):
                     yield outcome.held
                 outcome.held = said
             elif isinstance(item, Event):
-                _check_state(node, item.actions.state_delta)
+                _check_state(node, item.actions.state_delta, self.state_schema)
                 if interrupt_calls(item) and item.node_info.path in ("", path):
                     # the node pauses on a call of its own: what it wrote so far goes with it
                     outcome.waiting = True
@@ -457,14 +540,19 @@ class Workflow(BaseAgent):
             else:
                 outcome.output = item
         if outcome.waiting:
+            if dynamic.waiting:  # it runs again when the answer comes, and writes these again
+                node_ctx.state.discard()
             if outcome.held is not None:
                 yield outcome.held
             return
+        if dynamic.delegated:  # a child's output event (use_as_output) is this run's too
+            outcome.output = dynamic.output
+            recorded = True
         if outcome.output is None and node_ctx.output is not None:
             outcome.output = node_ctx.output  # set as ctx.output instead of yielded
         if outcome.route is None and node_ctx.route is not None:
             outcome.route = node_ctx.route
-        _check_state(node, node_ctx.actions.state_delta)
+        _check_state(node, node_ctx.actions.state_delta, self.state_schema)
         if node.output_schema is not None:
             outcome.output = _conform(node, "output", node.output_schema, outcome.output)
         if isinstance(outcome.output, BaseModel):  # stored as JSON, so replay sees the same
@@ -497,17 +585,25 @@ class Workflow(BaseAgent):
         return event
 
     async def _run_parallel(
-        self, ctx: InvocationContext, node: ParallelNode, path: str, node_input: Any
+        self,
+        ctx: InvocationContext,
+        parent: _Step,
+        child: BaseNode,
+        node_input: Any,
+        max_workers: int | None,
     ) -> AsyncIterator[Any]:
+        """One run of ``child`` per item, each on a branch of its own (``child@3``), at most
+        ``max_workers`` at once; the outputs in input order."""
+        path = parent.path
         if not isinstance(node_input, list):
             raise TypeError(
-                f"parallel node {node.name!r} needs a list input (one run per item); got "
-                f"{type(node_input).__name__}"
+                f"parallel node {parent.node.name!r} needs a list input (one run per item); "
+                f"got {type(node_input).__name__}"
             )
-        child = as_node(node.node, _convert)
         replay = Replay.scan(ctx.session.events, ctx.invocation_id, path)
         outcomes = [_Outcome() for _ in node_input]
         channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        slots = asyncio.Semaphore(max_workers or len(node_input) or 1)
 
         async def one(index: int, item: Any) -> None:
             run = f"{child.name}@{index + 1}"
@@ -516,11 +612,13 @@ class Workflow(BaseAgent):
                 run=run,
                 path=f"{path}/{run}",
                 node_input=item,
-                branch=ctx.branch,
+                branch=f"{parent.branch}.{run}" if parent.branch else run,
                 output_for=[],
+                channel=channel,
             )
             try:
-                await _forward(self._run_node(ctx, step, replay, outcomes[index]), channel)
+                async with slots:
+                    await _forward(self._run_node(ctx, step, replay, outcomes[index]), channel)
             finally:
                 await channel.put(("done",))
 
@@ -615,6 +713,139 @@ class Workflow(BaseAgent):
             yield _AgentResult(output, recorded=recorded)
 
 
+class _DynamicRuns:
+    """``ctx.run_node`` for one attempt of one node run: its children's paths (counted per
+    name, so the same calls in the same order get the same paths every time the node runs)
+    and what this invocation's log recorded of them (read once, at the first call)."""
+
+    def __init__(self, workflow: Workflow, ctx: InvocationContext, parent: _Step) -> None:
+        self._workflow = workflow
+        self._ctx = ctx
+        self._parent = parent
+        self._counts: collections.Counter[str] = collections.Counter()
+        self._replay: Replay | None = None
+        self._finished: dict[str, Any] = {}
+        """Output by run, of the children this attempt ran or replayed (a second call with
+        the same ``run_id`` gets the first one's output)."""
+        self.waiting = False
+        """A child waits for input: the parent waits too, and runs again on the answer."""
+        self.delegated = False
+        self.output: Any = None
+        """The output of the child run with ``use_as_output`` (when ``delegated``)."""
+
+    async def __call__(
+        self,
+        node: Any,
+        node_input: Any,
+        *,
+        use_as_output: bool,
+        run_id: str | None,
+        use_sub_branch: bool,
+        override_branch: str | None,
+        raise_on_wait: bool,
+    ) -> Any:
+        parent = self._parent
+        if not parent.node.rerun_on_resume:
+            raise ValueError(
+                f"node {parent.node.name!r} calls ctx.run_node but has rerun_on_resume=False; "
+                "a node that runs others needs rerun_on_resume=True (a child may wait for "
+                "input, and the node then runs again on the answer to get its output), e.g. "
+                "@node(rerun_on_resume=True)"
+            )
+        child = self._workflow.dynamic_node(node)
+        if run_id is None:
+            self._counts[child.name] += 1
+            run_id = str(self._counts[child.name])
+        elif not run_id or run_id.isdigit() or any(c in run_id for c in "/@."):
+            raise ValueError(
+                f"run_id {run_id!r} for node {child.name!r} must contain a non-digit and no "
+                "'/', '@' or '.' (numbers are the automatic run ids; the others separate "
+                "paths and branches), e.g. run_id='summary'"
+            )
+        run = f"{child.name}@{run_id}"
+        if use_as_output and self.delegated:
+            raise ValueError(
+                f"node {parent.node.name!r} already took a child's output as its own "
+                "(use_as_output=True); only one child run can be its output"
+            )
+        if run in self._finished:
+            output = self._finished[run]
+        else:
+            output = await self._run(
+                child, run, node_input, use_as_output, use_sub_branch, override_branch
+            )
+        if use_as_output:
+            self.delegated, self.output = True, output
+        if raise_on_wait and output is None and _may_wait(child):
+            self.waiting = True
+            raise NodeInterruptedError(f"{parent.path}/{run} has no output yet")
+        return output
+
+    async def _run(
+        self,
+        child: BaseNode,
+        run: str,
+        node_input: Any,
+        use_as_output: bool,
+        use_sub_branch: bool,
+        override_branch: str | None,
+    ) -> Any:
+        parent = self._parent
+        assert parent.channel is not None
+        branch = override_branch if override_branch is not None else parent.branch
+        if use_sub_branch:
+            branch = f"{branch}.{run}" if branch else run
+        step = _Step(
+            node=child,
+            run=run,
+            path=f"{parent.path}/{run}",
+            node_input=node_input,
+            branch=branch,
+            output_for=[parent.path, *parent.output_for] if use_as_output else [],
+            channel=parent.channel,
+        )
+        if self._replay is None:
+            events = self._ctx.session.events
+            self._replay = Replay.scan(events, self._ctx.invocation_id, parent.path)
+        record = self._replay.runs.get(run)
+        if record is not None and record.completed and not self._ctx.is_resumable:
+            # Finished before (the common case on resume): its recorded output, at once.
+            self._finished[run] = record.output
+            return record.output
+        outcome = _Outcome()
+        try:
+            await _forward(
+                self._workflow._run_node(self._ctx, step, self._replay, outcome), parent.channel
+            )
+        except Exception as error:
+            raise DynamicNodeFailError(
+                message=f"dynamic node {step.path!r} failed: {type(error).__name__}: {error}",
+                error=error,
+                error_node_path=step.path,
+            ) from error
+        if outcome.waiting:
+            self.waiting = True
+            raise NodeInterruptedError(f"{step.path} waits for input")
+        self._finished[run] = outcome.output
+        return outcome.output
+
+
+def _may_wait(node: BaseNode) -> bool:
+    """A node whose run can end without output and go on later (``raise_on_wait``)."""
+    nested = isinstance(node, AgentNode) and isinstance(node.agent, Workflow)
+    return nested or node.wait_for_output
+
+
+async def _until_a_child_waits(items: AsyncIterator[Any], outcome: _Outcome) -> AsyncIterator[Any]:
+    """A node's items, until a child it runs with ``ctx.run_node`` waits for input (then the
+    node waits too)."""
+    try:
+        async for item in items:
+            yield item
+    except NodeInterruptedError:
+        outcome.waiting = True
+
+
 async def _forward(events: AsyncGenerator[Event, None], channel: asyncio.Queue[Any]) -> None:
     """Hand a concurrently running node's events to the workflow's single consumer, one at a
     time: the node goes on only once its event has been committed and passed on."""
@@ -655,6 +886,8 @@ class _Step:
     branch: str | None
     output_for: list[str]
     """The enclosing workflow paths this run's output is also the output of."""
+    channel: asyncio.Queue[Any] | None = None
+    """Where this run's events go to be committed (what its dynamic children write too)."""
 
 
 def _common_branch(branches: list[str | None]) -> str | None:
@@ -777,6 +1010,23 @@ def _input_request(author: str, step: _Step, request: RequestInput, ctx: Context
 
 async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
     kwargs = _bind(node, ctx, node_input)
+    if node.require_confirmation:
+        asked = confirmation_interrupt_id(ctx.node_path)
+        arguments = {k: v for k, v in kwargs.items() if not isinstance(v, Context)}
+        if asked in ctx.resume_inputs:
+            answer = ctx.resume_inputs[asked]
+            approval = ToolConfirmation.model_validate(answer if isinstance(answer, dict) else {})
+            if not approval.confirmed:
+                yield Event(output={"error": "This tool call is rejected."})
+                return
+        elif await _needs_confirmation(node, ctx, node_input, arguments):
+            yield RequestInput(
+                interrupt_id=asked,
+                message=f"Please approve or reject the tool call {node.name}().",
+                payload={"tool_name": node.name, "args": _json_args(arguments)},
+                response_schema=ToolConfirmation.model_json_schema(),
+            )
+            return
     result = await call_user_code(node.func, **kwargs)
     if inspect.isasyncgen(result):
         async for item in result:
@@ -786,6 +1036,44 @@ async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> A
             yield item
     elif result is not None:
         yield result
+
+
+def confirmation_interrupt_id(node_path: str) -> str:
+    """The interrupt id of a node run's approval request (ADK's)."""
+    return f"wf_tool_confirmation:{node_path}"
+
+
+async def _needs_confirmation(
+    node: FunctionNode, ctx: Context, node_input: Any, arguments: dict[str, Any]
+) -> bool:
+    """``require_confirmation`` for this run: a bool, or what its predicate says of the
+    run's arguments (and ``ctx``, ``node_input`` or state keys it names)."""
+    check = node.require_confirmation
+    if not callable(check):
+        return bool(check)
+    parameters = inspect.signature(check).parameters
+    takes_all = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    given: dict[str, Any] = dict(arguments)
+    for name in parameters:
+        if name in ("ctx", "tool_context"):
+            given[name] = ctx
+        elif name == "node_input":
+            given.setdefault(name, node_input)
+        elif name not in given and name in ctx.state:
+            given[name] = ctx.state[name]
+    if not takes_all:
+        given = {k: v for k, v in given.items() if k in parameters}
+    return bool(await call_user_code(check, **given))
+
+
+def _json_args(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The run's arguments as JSON (what the approval request shows)."""
+    return {
+        k: json.loads(
+            json.dumps(v.model_dump(mode="json") if isinstance(v, BaseModel) else v, default=str)
+        )
+        for k, v in arguments.items()
+    }
 
 
 def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
@@ -799,6 +1087,15 @@ def _bind(node: FunctionNode, ctx: Context, node_input: Any) -> dict[str, Any]:
             kwargs[name] = _as_text(node_input) if text else node_input
         elif source == "ctx":
             kwargs[name] = ctx
+        elif node.parameter_binding == "node_input":
+            if isinstance(node_input, dict) and name in node_input:
+                kwargs[name] = node_input[name]
+            elif not has_default:
+                raise KeyError(
+                    f"node {node.name!r} reads {name!r} from its input "
+                    "(parameter_binding='node_input'), which has no such key; give it a "
+                    "default or send a dict input with that key"
+                )
         elif name in ctx.state:
             kwargs[name] = ctx.state[name]
         elif not has_default:
@@ -867,9 +1164,27 @@ def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> 
     return parsed if what.startswith("input") else parsed.model_dump(mode="json")
 
 
-def _check_state(node: BaseNode, delta: dict[str, Any]) -> None:
-    """Unprefixed state keys a node writes must be fields of its ``state_schema``."""
-    schema = node.state_schema
+def _check_state_parameters(name: str, graph: Graph, schema: type[BaseModel]) -> None:
+    """Each function node's parameters read from state must be fields of ``schema``."""
+    for graph_node in graph.nodes.values():
+        if not isinstance(graph_node, FunctionNode) or graph_node.parameter_binding != "state":
+            continue
+        for parameter, source, _ in graph_node.parameters():
+            if source == "state" and parameter not in schema.model_fields:
+                raise StateSchemaError(
+                    f"node {graph_node.name!r} of workflow {name!r} reads state key "
+                    f"{parameter!r}, which its state_schema {schema.__name__} does not "
+                    f"declare (declared: {', '.join(sorted(schema.model_fields))}); add the "
+                    "field or rename the parameter"
+                )
+
+
+def _check_state(
+    node: BaseNode, delta: dict[str, Any], workflow_schema: type[BaseModel] | None
+) -> None:
+    """Unprefixed state keys a node writes must be fields of its ``state_schema`` (or, when
+    it has none, of its workflow's)."""
+    schema = node.state_schema or workflow_schema
     if schema is None:
         return
     for key, value in delta.items():
@@ -877,14 +1192,14 @@ def _check_state(node: BaseNode, delta: dict[str, Any]) -> None:
             continue  # scoped keys (app:, user:, temp:) are not the node's own state
         field = schema.model_fields.get(key)
         if field is None:
-            raise ValueError(
+            raise StateSchemaError(
                 f"node {node.name!r} wrote state key {key!r}, which its state_schema "
                 f"{schema.__name__} does not declare (declared: {', '.join(schema.model_fields)})"
             )
         try:
             TypeAdapter(field.annotation or Any).validate_python(value)
         except ValidationError as error:
-            raise ValueError(
+            raise StateSchemaError(
                 f"node {node.name!r} wrote {key!r} = {value!r}, which does not fit "
                 f"{schema.__name__}.{key}: {error.errors()[0]['msg']}"
             ) from None

@@ -1,0 +1,3 @@
+NODE_PATHS = True
+TURNS = ["add them up"]
+REPLIES = {}
