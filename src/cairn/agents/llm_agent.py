@@ -484,6 +484,13 @@ class LlmAgent(BaseAgent):
             callback_context=callback_context,
             llm_request=request,
         )
+        # As in ADK, a tool a callback added to the request (its tools_dict) can be called.
+        known = {tool.name for tool in tools}
+        tools = tools + [
+            tool
+            for name, tool in request.tools_dict.items()
+            if name not in known and isinstance(tool, BaseTool)
+        ]
         responses: list[LlmResponse] = []
         if response is not None:
             responses = [response]
