@@ -50,9 +50,7 @@ class Recorder(BasePlugin):
 
     async def before_agent_callback(self, *, agent: Any, callback_context: Context) -> None:
         note(f"before_agent {agent.name}")
-        callback_context.state["agent_started"] = callback_context.state.get(
-            "agent_started", 0
-        ) + 1
+        callback_context.state["agent_started"] = callback_context.state.get("agent_started", 0) + 1
 
     async def after_agent_callback(self, *, agent: Any, callback_context: Context) -> None:
         note(f"after_agent {agent.name}")

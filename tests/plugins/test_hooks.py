@@ -241,7 +241,9 @@ async def test_a_call_of_no_tool_reaches_the_plugins_error_hook(store: Any) -> N
     seen: list[Exception] = []
 
     class Catch(BasePlugin):
-        async def on_tool_error_callback(self, *, tool: Any, tool_args: Any, tool_context: Any, error: Exception) -> Any:  # noqa: E501
+        async def on_tool_error_callback(
+            self, *, tool: Any, tool_args: Any, tool_context: Any, error: Exception
+        ) -> Any:
             seen.append(error)
             return {"error": f"no tool {tool.name}"}
 
@@ -261,7 +263,8 @@ async def test_plain_def_hooks_work_like_async_ones(store: Any) -> None:
         def before_model_callback(self, *, callback_context: Context, llm_request: Any) -> None:  # type: ignore[override]
             callback_context.state["prompted"] = True
 
-    agent = Agent(name="worker", model=ScriptedLlm(script=[Call("double", n=1), "ok"]), tools=[double])
+    model = ScriptedLlm(script=[Call("double", n=1), "ok"])
+    agent = Agent(name="worker", model=model, tools=[double])
     await run(store, agent, [Sync("sync")])
     events = await stored(store)
     assert [r.response for e in events for r in e.get_function_responses()] == [
