@@ -57,7 +57,9 @@ class MultimodalToolResultsPlugin(BasePlugin):
             return None
         state = tool_context.state
         if self._retention == "session":
-            kept = [p.model_dump(mode="json") for p in parts if p.inline_data is None]
+            kept = [
+                p.model_dump(mode="json", exclude_none=True) for p in parts if p.inline_data is None
+            ]
             if kept:
                 if _SESSION_UPDATED_KEY in state:
                     state[SESSION_PARTS_RETURNED_BY_TOOLS_ID] = [
