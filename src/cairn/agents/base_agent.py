@@ -137,7 +137,8 @@ class BaseAgent(BaseModel):
             )
         copy = self.model_copy(update=changes)
         for attribute, private in type(self).__private_attributes__.items():
-            setattr(copy, attribute, private.get_default())  # caches are not shared
+            fresh = private.default_factory  # caches are not shared
+            setattr(copy, attribute, fresh() if fresh is not None else private.get_default())
 
         def rebind(value: Any) -> Any:
             if inspect.ismethod(value) and value.__self__ is self:
