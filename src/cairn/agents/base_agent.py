@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar, cast
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
@@ -137,7 +137,7 @@ class BaseAgent(BaseModel):
             )
         copy = self.model_copy(update=changes)
         for attribute, private in type(self).__private_attributes__.items():
-            fresh = private.default_factory  # caches are not shared
+            fresh = cast("Callable[[], Any] | None", private.default_factory)  # not shared
             setattr(copy, attribute, fresh() if fresh is not None else private.get_default())
 
         def rebind(value: Any) -> Any:
