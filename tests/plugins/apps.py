@@ -16,7 +16,17 @@ from google.genai import types
 from cairn import Agent, App
 from cairn.agents.context import Context
 from cairn.models.llm_request import LlmRequest
-from cairn.plugins import BasePlugin, ReflectAndRetryToolPlugin
+from cairn.plugins import (
+    BasePlugin,
+    ContextFilterPlugin,
+    DebugLoggingPlugin,
+    GlobalInstructionPlugin,
+    LoggingPlugin,
+    MultimodalToolResultsPlugin,
+    ReflectAndRetryToolPlugin,
+    SaveFilesAsArtifactsPlugin,
+    ToolCallIntegrityPlugin,
+)
 from cairn.testing import Call, ScriptedLlm
 from cairn.tools import FunctionTool
 from cairn.tools.base_tool import BaseTool
@@ -126,6 +136,38 @@ def approve() -> dict[str, str]:
     return {"approved": "yes"}
 
 
+def _composed_model(request: LlmRequest) -> Any:
+    answered = _answered(request)
+    if "pay" not in answered:
+        return [Call("lookup", q="fees"), Call("flaky", n=1), Call("pay", amount=7)]
+    if len(answered.get("flaky", [])) < 2:
+        return Call("flaky", n=2)
+    return "paid, with a fee"
+
+
+def composed() -> App:
+    """Every shipped plugin that needs no service, with the recorder, around one agent whose
+    turn is answered by a plugin, fails, and waits for a confirmation."""
+    agent = Agent(
+        name="clerk",
+        model=ScriptedLlm(respond=_composed_model),
+        instruction="Handle payments.",
+        tools=[lookup, flaky, FunctionTool(pay, require_confirmation=True)],
+    )
+    plugins: list[BasePlugin] = [
+        ToolCallIntegrityPlugin(secret_key=b"test key, not a secret"),
+        Recorder(),
+        LoggingPlugin(),
+        DebugLoggingPlugin(output_path=os.environ["CAIRN_PLUGIN_LOG"] + ".yaml"),
+        GlobalInstructionPlugin("You work for {org?}."),
+        ReflectAndRetryToolPlugin(max_retries=3),
+        ContextFilterPlugin(num_invocations_to_keep=5),
+        MultimodalToolResultsPlugin(),
+        SaveFilesAsArtifactsPlugin(),
+    ]
+    return App(name=APP, root_agent=agent, plugins=plugins)
+
+
 def build(name: str) -> App:
     """The app called ``name``: ``confirm`` (a plugin answers one call of a turn, the other
     waits for a confirmation) or ``retry`` (a failing call beside one that waits)."""
@@ -143,6 +185,8 @@ def build(name: str) -> App:
             tools=[flaky, FunctionTool(approve, require_confirmation=True)],
         )
         return App(name=APP, root_agent=agent, plugins=[ReflectAndRetryToolPlugin(max_retries=3)])
+    if name == "composed":
+        return composed()
     raise ValueError(f"no plugin test app named {name!r}")
 
 

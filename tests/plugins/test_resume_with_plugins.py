@@ -93,3 +93,30 @@ async def test_a_committed_event_is_in_the_store_before_the_caller_sees_it(
             assert stored.state["agent_started"] == 1
     await runner.close()
     await store.close()
+
+
+@pytest.mark.parametrize("place", PLACES)
+async def test_a_composed_app_resumes_with_every_plugin(
+    place: str, tmp_path: Path, log: Path
+) -> None:
+    import yaml
+
+    paused, resumed = await drive(place, "composed", [["say", "pay"], ["confirm"]], tmp_path)
+    runs = Counter(noted(log))
+    # The recorder (after the integrity plugin) answered lookup once, before the pause.
+    assert runs["before_tool lookup"] == 1 and runs["tool lookup"] == 0
+    assert runs["tool pay"] == 1  # the stamped call verified in the resuming process
+    assert runs["before_agent clerk"] == 1 and runs["after_agent clerk"] == 1
+    counts = [
+        r.response.get("retry_count")
+        for e in paused + resumed
+        for r in e.get_function_responses()
+        if r.name == "flaky" and r.response
+    ]
+    assert counts == [1, 2]
+    assert resumed[-1].content is not None
+    assert resumed[-1].content.parts[0].text == "paid, with a fee"
+    calls = [e for e in paused if e.get_function_calls()]
+    assert all("__adk_internal_fc_hmac" in (e.custom_metadata or {}) for e in calls)
+    documents = list(yaml.safe_load_all(Path(str(log) + ".yaml").read_text()))
+    assert len(documents) == 2  # one per run_async call: the pause, then the resume
