@@ -357,3 +357,39 @@ async def test_plugin_names_are_unique_and_close_reports_failures() -> None:
     manager.set_skip_closing_plugins(True)
     await manager.close()  # owned elsewhere: nothing closed, nothing raised
     assert closed == ["tidy"]
+
+
+async def test_a_cancelled_tool_call_is_told_to_every_error_hook(store: Any) -> None:
+    import asyncio
+
+    started = asyncio.Event()
+    heard: list[str] = []
+
+    async def wait_forever(n: int) -> int:
+        """Never returns."""
+        started.set()
+        await asyncio.Event().wait()
+        return n
+
+    class Cleanup(BasePlugin):
+        async def on_tool_error_callback(self, *, error: BaseException, **kwargs: Any) -> Any:
+            heard.append(f"{self.name}:{type(error).__name__}")
+            if self.name == "first":
+                raise OSError("cleanup failed")  # logged; the others still hear of it
+            return {"recovered": True}  # ignored: a cancelled call is never recovered
+
+    def own(tool: Any, args: Any, tool_context: Any, error: BaseException) -> None:
+        heard.append(f"agent:{type(error).__name__}")
+
+    agent = Agent(
+        name="worker",
+        model=ScriptedLlm(script=[Call("wait_forever", n=1)]),
+        tools=[wait_forever],
+        on_tool_error_callback=own,
+    )
+    task = asyncio.create_task(run(store, agent, [Cleanup("first"), Cleanup("second")]))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert heard == ["first:CancelledError", "second:CancelledError", "agent:CancelledError"]

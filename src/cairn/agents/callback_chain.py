@@ -9,12 +9,15 @@ callback keywords (``args``, ``tool_response``); everything else is passed alike
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from cairn.agents.callback_hook import CallbackHook, CallbackInfo
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.user_code import call_callback
+
+logger = logging.getLogger(__name__)
 
 _PLUGIN_NAMES = {"args": "tool_args", "tool_response": "result"}
 """Agent-callback keywords and the names plugins receive them by."""
@@ -48,6 +51,26 @@ async def plugins_then_callbacks(
         if answer is not None:
             return answer
     return await first_answer(callbacks, hook=hook, **kwargs)
+
+
+async def notify_tool_cancelled(ctx: InvocationContext, callbacks: Any, **kwargs: Any) -> None:
+    """A tool call was cancelled: the plugins' and then every one of the agent's
+    ``on_tool_error`` hooks are given the ``CancelledError`` (``error=``), for cleanup, as in
+    ADK. Their answers are ignored and their failures logged: the cancellation goes on."""
+    plugins = ctx.plugin_manager
+    with _announcing(CallbackHook.ON_TOOL_ERROR, kwargs):
+        if plugins is not None:
+            plugin_kwargs = {_PLUGIN_NAMES.get(name, name): value for name, value in kwargs.items()}
+            try:
+                await plugins.run_on_tool_cancelled_callback(**plugin_kwargs)
+            except Exception:
+                logger.exception("a plugin failed on hearing of a cancelled tool call")
+        listed = callbacks if isinstance(callbacks, list) else [callbacks] if callbacks else []
+        for callback in listed:
+            try:
+                await call_callback(callback, **kwargs)
+            except Exception:
+                logger.exception("an on_tool_error_callback failed on a cancelled tool call")
 
 
 class _announcing:

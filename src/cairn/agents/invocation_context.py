@@ -72,6 +72,15 @@ class AgentHooks(Protocol):
         error: Exception,
     ) -> dict[str, Any] | None: ...
 
+    async def run_on_tool_cancelled_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: Context,
+        error: BaseException,
+    ) -> None: ...
+
 
 @dataclasses.dataclass
 class InvocationFlags:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 import cairn.telemetry as telemetry
-from cairn.agents.callback_chain import plugins_then_callbacks
+from cairn.agents.callback_chain import notify_tool_cancelled, plugins_then_callbacks
 from cairn.agents.callback_hook import CallbackHook
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
@@ -271,6 +271,16 @@ async def _run_one(
         try:
             with telemetry.tool_span(context.invocation_context, tool.name, call.id):
                 answer = await tool.run_async(args=args, tool_context=context)
+        except asyncio.CancelledError as cancelled:
+            await notify_tool_cancelled(
+                context.invocation_context,
+                agent.on_tool_error_callback,
+                tool=tool,
+                args=args,
+                tool_context=context,
+                error=cancelled,
+            )
+            raise
         except Exception as error:
             answer = await plugins_then_callbacks(
                 context.invocation_context,

@@ -258,6 +258,26 @@ class PluginManager:
             ),
         )
 
+    async def run_on_tool_cancelled_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: Context,
+        error: BaseException,
+    ) -> None:
+        """A tool call was cancelled (the invocation was): every plugin's
+        ``on_tool_error_callback`` is given the ``CancelledError``, to release what its
+        ``before_tool_callback`` took, as ADK does. Answers are ignored (a cancelled call is
+        never recovered) and failures logged."""
+        await self._run_notification_callbacks(
+            "on_tool_error_callback",
+            tool=tool,
+            tool_args=tool_args,
+            tool_context=tool_context,
+            error=error,
+        )
+
     # -- closing -------------------------------------------------------------------------
     async def close(self) -> None:
         """Close every plugin, each within ``close_timeout`` seconds. All are closed even if
