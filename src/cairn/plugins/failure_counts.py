@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from google.genai import types
 
@@ -24,6 +23,8 @@ REFLECT_AND_RETRY_RESPONSE_TYPE = "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
 """The ``response_type`` of the answers the retry plugins give instead of an error."""
 
 GLOBAL_SCOPE_KEY = "__global_reflect_and_retry_scope__"
+MAX_IN_FLIGHT = 1024
+"""How many (scope, name) counts a plugin keeps in memory; older ones are in the log."""
 
 
 class TrackingScope(enum.Enum):
@@ -95,15 +96,13 @@ class InFlight:
 
     def next_count(self, key: tuple[str, str], logged: int, log_length: int) -> int:
         """The count after one more failure, ``logged`` being what the log says."""
-        length, extra = self.counts.get(key, (log_length, 0))
+        length, extra = self.counts.pop(key, (log_length, 0))
         if length != log_length:
             extra = 0  # what was counted here has been committed since
         self.counts[key] = (log_length, extra + 1)
+        while len(self.counts) > MAX_IN_FLIGHT:  # the oldest are long committed
+            del self.counts[next(iter(self.counts))]
         return logged + extra + 1
 
     def forget(self, key: tuple[str, str]) -> None:
         self.counts.pop(key, None)
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
