@@ -54,6 +54,8 @@ FEATURES: dict[str, str] = {
     "default_model": "an agent that omits model (ADK's default)",
     "planner_plan_react": "PlanReActPlanner: plan and reasoning as thoughts, a tool call",
     "code_executor_local": "UnsafeLocalCodeExecutor: code run, result, a failed run",
+    "plugin_hooks": "a plugin before the agent's callbacks: tool answer, result edit, model block",
+    "plugin_shipped": "GlobalInstructionPlugin, ReflectAndRetryToolPlugin, ContextFilterPlugin",
 }
 
 NO_TOOL_CONTEXT = "cairn has no module cairn.tools.tool_context"

@@ -31,9 +31,10 @@ was shown), ``models`` (what each agent's model resolved to) and ``unused_replie
 Normalized away, as incidental: event, invocation and function-call ids (renamed call-1,
 call-2, ... in order of appearance, so links stay visible), uuids inside branches,
 timestamps, usage, function-call ids inside model requests (ADK strips them), node paths
-outside workflow apps, and framework-worded text: confirmation hints, the system
-instruction beyond the app's own instruction (identity and transfer paragraphs), and the
-wording of "For context:" turns and past-conversation blocks (reduced to who did what).
+outside workflow apps, and framework-worded text: confirmation hints, retry plugins'
+guidance, the system instruction beyond the app's own instruction (identity and transfer
+paragraphs), and the wording of "For context:" turns and past-conversation blocks (reduced
+to who did what).
 """
 
 from __future__ import annotations
@@ -493,6 +494,8 @@ class Ids:
                     out[key] = "<timestamp>"
                 elif key == "hint" and isinstance(item, str):
                     out[key] = "<the framework's confirmation hint>"
+                elif key == "reflection_guidance" and isinstance(item, str):
+                    out[key] = "<the retry plugin's guidance>"
                 elif key == "long_running_tool_ids":
                     out[key] = sorted(self.label(i) for i in item)
                 else:

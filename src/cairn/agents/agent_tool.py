@@ -131,7 +131,13 @@ class AgentTool(BaseTool):
             return
         ctx.flags.agent_tool_branches.add(branch)
         child = dataclasses.replace(
-            ctx, agent=self.agent, branch=branch, user_content=message, isolated=True
+            ctx,
+            agent=self.agent,
+            branch=branch,
+            user_content=message,
+            isolated=True,
+            # include_plugins=False: the agent's own hooks run, not the Runner's plugins.
+            plugin_manager=ctx.plugin_manager if self.include_plugins else None,
         )
         if not _has_events(ctx, branch):  # not a resume: hand over the request
             yield Event(

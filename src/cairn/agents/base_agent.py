@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar, cast
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 import cairn.telemetry as telemetry
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.sub_agent_runs import in_scope, run_start, subtree_names, waiting_since
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.sessions.config import GetSessionConfig
@@ -136,7 +137,8 @@ class BaseAgent(BaseModel):
             )
         copy = self.model_copy(update=changes)
         for attribute, private in type(self).__private_attributes__.items():
-            setattr(copy, attribute, private.get_default())  # caches are not shared
+            fresh = cast("Callable[[], Any] | None", private.default_factory)  # not shared
+            setattr(copy, attribute, fresh() if fresh is not None else private.get_default())
 
         def rebind(value: Any) -> Any:
             if inspect.ismethod(value) and value.__self__ is self:
@@ -230,11 +232,15 @@ class BaseAgent(BaseModel):
     async def _run_with_callbacks(
         self, ctx: InvocationContext, *, live: bool
     ) -> AsyncGenerator[Event, None]:
-        before = await self._callback_event(ctx, before=True)
-        if before is not None:
-            yield before
-            if before.content is not None:
-                return
+        # A resumed run goes on where it stopped: its before callbacks ran already (what they
+        # wrote is in the log), and its after callbacks wait until it has finished.
+        start = run_start(ctx)
+        if not self._started(ctx, start):
+            before = await self._callback_event(ctx, before=True)
+            if before is not None:
+                yield before
+                if before.content is not None:
+                    return
         if ctx.end_invocation:
             return
         impl = self._run_live_impl(ctx) if live else self._run_async_impl(ctx)
@@ -250,9 +256,27 @@ class BaseAgent(BaseModel):
                     agent=self, callback_context=Context(ctx), error=error
                 )
             raise
+        if waiting_since(ctx.session.events, start, ctx.invocation_id, ctx.branch):
+            return  # paused: it has not finished yet
         after = await self._callback_event(ctx, before=False)
         if after is not None:
             yield after
+
+    def _started(self, ctx: InvocationContext, start: int) -> bool:
+        """Whether this run of the agent (in this invocation, on its branch and node path,
+        from ``start``) has events already: it is being resumed."""
+        names = subtree_names(self)
+        path = ctx.node_path
+        for event in ctx.session.events[start:]:
+            if event.invocation_id != ctx.invocation_id or event.author not in names:
+                continue
+            if not in_scope(event, ctx.branch):
+                continue
+            at = event.node_info.path or ""
+            if path and at != path and not at.startswith(path + "/"):
+                continue
+            return True
+        return False
 
     def _load_agent_state(self, ctx: InvocationContext, state_type: type[_State]) -> _State | None:
         """This agent's state in ``ctx.agent_states`` (ADK's in-memory view of the

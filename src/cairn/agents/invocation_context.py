@@ -17,10 +17,14 @@ if TYPE_CHECKING:
     from cairn.agents.base_agent import BaseAgent, BaseAgentState
     from cairn.agents.context import Context
     from cairn.events.event import Event
+    from cairn.models.llm_request import LlmRequest
+    from cairn.models.llm_response import LlmResponse
+    from cairn.tools.base_tool import BaseTool
 
 
 class AgentHooks(Protocol):
-    """The plugin hooks agents call around their runs (implemented by ``cairn.plugins``)."""
+    """The plugin hooks agents call around their runs, model calls and tool calls (implemented
+    by ``cairn.plugins.PluginManager``)."""
 
     async def run_before_agent_callback(
         self, *, agent: BaseAgent, callback_context: Context
@@ -32,6 +36,49 @@ class AgentHooks(Protocol):
 
     async def run_on_agent_error_callback(
         self, *, agent: BaseAgent, callback_context: Context, error: Exception
+    ) -> None: ...
+
+    async def run_before_model_callback(
+        self, *, callback_context: Context, llm_request: LlmRequest
+    ) -> LlmResponse | None: ...
+
+    async def run_after_model_callback(
+        self, *, callback_context: Context, llm_response: LlmResponse
+    ) -> LlmResponse | None: ...
+
+    async def run_on_model_error_callback(
+        self, *, callback_context: Context, llm_request: LlmRequest, error: Exception
+    ) -> LlmResponse | None: ...
+
+    async def run_before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: Context
+    ) -> dict[str, Any] | None: ...
+
+    async def run_after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: Context,
+        result: dict[str, Any],
+    ) -> dict[str, Any] | None: ...
+
+    async def run_on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: Context,
+        error: Exception,
+    ) -> dict[str, Any] | None: ...
+
+    async def run_on_tool_cancelled_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: Context,
+        error: BaseException,
     ) -> None: ...
 
 

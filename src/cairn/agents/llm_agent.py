@@ -19,7 +19,8 @@ from cairn.agents import code_execution, planning
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.branches import call_branch, parent_branch
 from cairn.agents.built_in_tools import offered_tool, offered_transfer_targets
-from cairn.agents.callback_hook import CallbackHook, CallbackInfo
+from cairn.agents.callback_chain import plugins_then_callbacks
+from cairn.agents.callback_hook import CallbackHook
 from cairn.agents.callbacks import (
     AfterModelCallback,
     AfterToolCallback,
@@ -56,7 +57,7 @@ from cairn.tools.function_tool import FunctionTool
 from cairn.tools.set_model_response_tool import SetModelResponseTool
 from cairn.tools.tool_provider import ToolProvider
 from cairn.tools.transfer_to_agent_tool import TransferToAgentTool
-from cairn.user_code import call_callback, call_user_code
+from cairn.user_code import call_user_code
 
 logger = logging.getLogger(__name__)
 
@@ -67,31 +68,6 @@ StaticInstruction = str | types.Content | types.Part | list[str | types.Part]
 """What ``static_instruction`` takes (ADK's ``types.ContentUnion`` without images/files)."""
 
 TRANSFER_TOOL = "transfer_to_agent"
-
-
-async def first_answer(callbacks: Any, *, hook: CallbackHook | None = None, **kwargs: Any) -> Any:
-    """Call each callback in order; the first non-None result short-circuits. With ``hook``,
-    the context passed (``tool_context`` or ``callback_context``) has ``callback_info`` set
-    while the callbacks run."""
-    if callbacks is None:
-        return None
-    context = kwargs.get("tool_context", kwargs.get("callback_context"))
-    if hook is None or not isinstance(context, Context):
-        return await _first_answer(callbacks, kwargs)
-    outer = context.callback_info
-    context.callback_info = CallbackInfo(hook)
-    try:
-        return await _first_answer(callbacks, kwargs)
-    finally:
-        context.callback_info = outer
-
-
-async def _first_answer(callbacks: Any, kwargs: dict[str, Any]) -> Any:
-    for callback in callbacks if isinstance(callbacks, list) else [callbacks]:
-        result = await call_callback(callback, **kwargs)
-        if result is not None:
-            return result
-    return None
 
 
 def _apply_run_config(config: types.GenerateContentConfig, run_config: RunConfig) -> None:
@@ -512,12 +488,20 @@ class LlmAgent(BaseAgent):
         tools = await self._resolved_tools(tool_context)
         request = await self._build_request(ctx, tools)
         callback_context = Context(ctx)
-        response = await first_answer(
+        response = await plugins_then_callbacks(
+            ctx,
+            CallbackHook.BEFORE_MODEL,
             self.before_model_callback,
-            hook=CallbackHook.BEFORE_MODEL,
             callback_context=callback_context,
             llm_request=request,
         )
+        # As in ADK, a tool a callback added to the request (its tools_dict) can be called.
+        known = {tool.name for tool in tools}
+        tools = tools + [
+            tool
+            for name, tool in request.tools_dict.items()
+            if name not in known and isinstance(tool, BaseTool)
+        ]
         responses: list[LlmResponse] = []
         if response is not None:
             responses = [response]
@@ -544,9 +528,10 @@ class LlmAgent(BaseAgent):
                     if responses:
                         telemetry.record_response(span, responses[-1])
             except Exception as error:
-                handled = await first_answer(
+                handled = await plugins_then_callbacks(
+                    ctx,
+                    CallbackHook.ON_MODEL_ERROR,
                     self.on_model_error_callback,
-                    hook=CallbackHook.ON_MODEL_ERROR,
                     callback_context=callback_context,
                     llm_request=request,
                     error=error,
@@ -572,9 +557,10 @@ class LlmAgent(BaseAgent):
             replaced = (
                 None
                 if from_callback
-                else await first_answer(
+                else await plugins_then_callbacks(
+                    ctx,
+                    CallbackHook.AFTER_MODEL,
                     self.after_model_callback,
-                    hook=CallbackHook.AFTER_MODEL,
                     callback_context=callback_context,
                     llm_response=model_response,
                 )

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 import cairn.telemetry as telemetry
+from cairn.agents.callback_chain import notify_tool_cancelled, plugins_then_callbacks
 from cairn.agents.callback_hook import CallbackHook
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
@@ -246,8 +247,6 @@ async def _run_with_credentials(
 async def _run_one(
     agent: LlmAgent, tool: BaseTool | None, call: types.FunctionCall, context: Context
 ) -> Any:
-    from cairn.agents.llm_agent import first_answer
-
     args = dict(call.args or {})
     if getattr(tool, "func", None) is transfer_to_agent:  # cairn's own, not a user's namesake
         names = [a.name for a in agent.transfer_targets()]
@@ -258,9 +257,10 @@ async def _run_one(
             }
     if tool is None:
         return await _answer_unknown_tool(agent, call, args, context)
-    answer = await first_answer(
+    answer = await plugins_then_callbacks(
+        context.invocation_context,
+        CallbackHook.BEFORE_TOOL,
         agent.before_tool_callback,
-        hook=CallbackHook.BEFORE_TOOL,
         tool=tool,
         args=args,
         tool_context=context,
@@ -271,10 +271,21 @@ async def _run_one(
         try:
             with telemetry.tool_span(context.invocation_context, tool.name, call.id):
                 answer = await tool.run_async(args=args, tool_context=context)
-        except Exception as error:
-            answer = await first_answer(
+        except asyncio.CancelledError as cancelled:
+            await notify_tool_cancelled(
+                context.invocation_context,
                 agent.on_tool_error_callback,
-                hook=CallbackHook.ON_TOOL_ERROR,
+                tool=tool,
+                args=args,
+                tool_context=context,
+                error=cancelled,
+            )
+            raise
+        except Exception as error:
+            answer = await plugins_then_callbacks(
+                context.invocation_context,
+                CallbackHook.ON_TOOL_ERROR,
+                agent.on_tool_error_callback,
                 tool=tool,
                 args=args,
                 tool_context=context,
@@ -290,9 +301,10 @@ async def _run_one(
             return _PENDING
     # As ADK: after_tool_callback sees every result, a before_tool_callback's, an
     # on_tool_error_callback's and a confirmation placeholder included.
-    replaced = await first_answer(
+    replaced = await plugins_then_callbacks(
+        context.invocation_context,
+        CallbackHook.AFTER_TOOL,
         agent.after_tool_callback,
-        hook=CallbackHook.AFTER_TOOL,
         tool=tool,
         args=args,
         tool_context=context,
@@ -307,13 +319,12 @@ async def _answer_unknown_tool(
     """A call naming no tool of the agent: as in ADK, a before_tool_callback may answer it,
     then an on_tool_error_callback (given a ValueError that names the missing tool); else
     the answer lists the tools there are. No after_tool_callback: no tool ran."""
-    from cairn.agents.llm_agent import first_answer
-
     available = ", ".join(sorted(agent.tool_names()))
     missing = _MissingTool(name=call.name or "", description="")
-    answer = await first_answer(
+    answer = await plugins_then_callbacks(
+        context.invocation_context,
+        CallbackHook.BEFORE_TOOL,
         agent.before_tool_callback,
-        hook=CallbackHook.BEFORE_TOOL,
         tool=missing,
         args=args,
         tool_context=context,
@@ -323,9 +334,10 @@ async def _answer_unknown_tool(
             f"there is no tool named {call.name!r} in agent {agent.name!r}; "
             f"available tools: {available}"
         )
-        answer = await first_answer(
+        answer = await plugins_then_callbacks(
+            context.invocation_context,
+            CallbackHook.ON_TOOL_ERROR,
             agent.on_tool_error_callback,
-            hook=CallbackHook.ON_TOOL_ERROR,
             tool=missing,
             args=args,
             tool_context=context,

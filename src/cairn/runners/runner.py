@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 import queue
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
@@ -51,6 +52,8 @@ from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.lease import SessionLease, bind_lease, hold_session, lease_holder
 from cairn.sessions.session import Session
 from cairn.tools.base_tool import BaseToolset
+
+logger = logging.getLogger(__name__)
 
 CLOSE_WAIT = 10.0
 """Seconds ``Runner.close`` gives cancelled invocations to end (release their leases)."""
@@ -130,7 +133,7 @@ class Runner:
         self.artifact_service = artifact_service
         self.memory_service = memory_service
         self.credential_service = credential_service
-        self.plugin_manager = PluginManager(all_plugins)
+        self.plugin_manager = PluginManager(all_plugins, close_timeout=plugin_close_timeout)
         self.plugin_close_timeout = plugin_close_timeout
         self.auto_create_session = auto_create_session
         self.session_busy_timeout = session_busy_timeout
@@ -152,7 +155,13 @@ class Runner:
             task.cancel()
         if running:
             await asyncio.wait(running, timeout=CLOSE_WAIT)
-        await self.plugin_manager.close(self.plugin_close_timeout)
+        try:
+            await self.plugin_manager.close()
+        finally:
+            await self._close_agents()
+
+    async def _close_agents(self) -> None:
+        """Close the agents' toolsets and instruction providers that hold connections."""
         pending = [self.agent]
         while pending:
             agent = pending.pop()
@@ -395,7 +404,6 @@ class Runner:
             async with contextlib.aclosing(self._drive(ctx)) as driven:
                 async for event in driven:
                     yield event
-            await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
             if window is None:  # history from the newest summary on is loaded: compact if due
                 await self._maybe_compact(ctx)
 
@@ -568,6 +576,41 @@ class Runner:
         )
 
     async def _drive(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """The invocation between the plugins' run hooks: ``on_run_error_callback`` hears of
+        an exception that escapes it; ``after_run_callback`` runs when it ends otherwise (it
+        finished, paused, or the caller stopped reading), as in ADK."""
+        error: BaseException | None = None
+        closing = False
+        try:
+            async with contextlib.aclosing(self._drive_agents(ctx)) as driven:
+                async for event in driven:
+                    yield event
+        except GeneratorExit:
+            closing = True  # the caller stopped reading: a clean end
+            raise
+        except Exception as failure:
+            error = failure
+            await self.plugin_manager.run_on_run_error_callback(invocation_context=ctx, error=error)
+            raise
+        except BaseException as interrupted:  # cancelled
+            error = interrupted
+            raise
+        finally:
+            if error is None:
+                try:
+                    await self.plugin_manager.run_after_run_callback(invocation_context=ctx)
+                except Exception as failure:
+                    await self.plugin_manager.run_on_run_error_callback(
+                        invocation_context=ctx, error=failure
+                    )
+                    if not closing:
+                        raise
+                    logger.exception(
+                        "after_run_callback failed as invocation %r closed early",
+                        ctx.invocation_id,
+                    )
+
+    async def _drive_agents(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Run the root agent, committing each event before handing it on."""
         early_reply = await self.plugin_manager.run_before_run_callback(invocation_context=ctx)
         if early_reply is not None:
