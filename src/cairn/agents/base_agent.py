@@ -154,7 +154,9 @@ class BaseAgent(BaseModel):
             )
         copy = self.model_copy(update=changes)
         for attribute, private in type(self).__private_attributes__.items():
-            setattr(copy, attribute, private.get_default())  # caches are not shared
+            factory = private.default_factory  # caches are not shared
+            fresh = factory() if factory is not None else private.get_default()  # type: ignore[call-arg]
+            setattr(copy, attribute, fresh)
 
         def rebind(value: Any) -> Any:
             if inspect.ismethod(value) and value.__self__ is self:
