@@ -7,6 +7,7 @@ the document keeps PyYAML's node tree (whose marks hold the lines) beside the pl
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,9 @@ class ConfigDocument:
     def validation_error(self, error: ValidationError, prefix: Loc = ()) -> AgentConfigError:
         """The first of pydantic's errors, at the line of the key it is about (``prefix`` is
         where the validated data stands in the document)."""
-        first = error.errors()[0]
+        errors = error.errors()
+        # A misspelt key shows up as an unknown key and a missing one: name the typo.
+        first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         loc = [*prefix, *self.existing(list(prefix), first["loc"])]
         message = str(first["msg"]).removeprefix("Value error, ")
         if first["type"] == "missing":
@@ -110,10 +113,11 @@ class ConfigDocument:
             field = format_loc([*loc, first["loc"][-1]])
             return AgentConfigError(self.path, self.line_of(loc), field, message)
         if first["type"] == "extra_forbidden":
-            message = (
-                "not a key of this schema; check its spelling (the keys are listed in "
-                "docs/agent-config.md)"
-            )
+            message = "not a key of this schema; check its spelling (docs/agent-config.md lists them)"
+            known = [str(e["loc"][-1]) for e in errors if e["type"] == "missing"]
+            close = difflib.get_close_matches(str(first["loc"][-1]), known, n=1)
+            if close:
+                message = f"not a key of this schema; did you mean `{close[0]}`?"
         return self.error(loc, message)
 
     def existing(self, prefix: list[str | int], loc: Loc) -> list[str | int]:
