@@ -112,14 +112,19 @@ async def test_the_app_runs_on_each_store(
     assert translated[-1].get_function_responses() and translated[-1].is_final_response()
     await turn(said("count me"))
     planned = await turn(said("plan my day"))
-    assert texts(planned)[-2:] == [("drafter", "Museum at 9."), ("reviewer", "Reviewed: Museum at 9.")]
+    assert texts(planned)[-2:] == [
+        ("drafter", "Museum at 9."),
+        ("reviewer", "Reviewed: Museum at 9."),
+    ]
 
     paused = await turn(said("a refund please"))
     assert [c.name for e in paused for c in e.get_function_calls()][-1] == (
         "adk_request_confirmation"
     )
     assert runs(tmp_path) == ["lookup"]  # the refund waits for its confirmation
-    confirm = next(c for e in paused for c in e.get_function_calls() if c.name == "adk_request_confirmation")
+    confirm = next(
+        c for e in paused for c in e.get_function_calls() if c.name == "adk_request_confirmation"
+    )
     answer = types.Part(
         function_response=types.FunctionResponse(
             id=confirm.id, name="adk_request_confirmation", response={"confirmed": True}
@@ -150,7 +155,14 @@ def test_cairn_run_replays_the_folder(tmp_path: Path, monkeypatch: pytest.Monkey
     turns.append({"answer": {"id": "call-refund", "response": {"confirmed": True}}})
     result = CliRunner().invoke(
         main,
-        ["run", str(DESK), "--store", str(tmp_path / "s.db"), "--replay", replay_file(tmp_path, "t.json", turns)],
+        [
+            "run",
+            str(DESK),
+            "--store",
+            str(tmp_path / "s.db"),
+            "--replay",
+            replay_file(tmp_path, "t.json", turns),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "app 'cfg_desk'" in result.output
@@ -176,16 +188,28 @@ def cairn(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 def test_a_paused_config_app_resumes_in_another_process(tmp_path: Path) -> None:
     store = str(tmp_path / "s.db")
     first = cairn(
-        "run", str(DESK), "--store", store, "--replay",
-        replay_file(tmp_path, "a.json", ["a refund please"]), tmp_path=tmp_path,
+        "run",
+        str(DESK),
+        "--store",
+        store,
+        "--replay",
+        replay_file(tmp_path, "a.json", ["a refund please"]),
+        tmp_path=tmp_path,
     )
     assert first.returncode == 0, first.stdout + first.stderr
     assert "⏸ confirmation" in first.stdout and runs(tmp_path) == []
     session = first.stdout.split("new session ")[1].split()[0]
     answer = {"answer": {"id": "call-refund", "response": {"confirmed": True}}}
     second = cairn(
-        "run", str(DESK), "--store", store, "--session", session, "--replay",
-        replay_file(tmp_path, "b.json", [answer]), tmp_path=tmp_path,
+        "run",
+        str(DESK),
+        "--store",
+        store,
+        "--session",
+        session,
+        "--replay",
+        replay_file(tmp_path, "b.json", [answer]),
+        tmp_path=tmp_path,
     )
     assert second.returncode == 0, second.stdout + second.stderr
     assert 'desk: results: {"refund": {"refunded": 30}}' in second.stdout
@@ -208,5 +232,7 @@ async def test_the_api_server_serves_config_folders(
         await api.post("/apps/cfg_broken/users/ada/sessions", json={"sessionId": "s"})
         reply = await api.post("/run", json=run_body("cfg_broken", "s", "hi"))
         assert reply.status_code == 500
-        assert "cfg_broken/root_agent.yaml:3: instructions: not a key of this schema; did you " \
+        assert (
+            "cfg_broken/root_agent.yaml:3: instructions: not a key of this schema; did you "
             "mean `instruction`?" in caplog.text
+        )

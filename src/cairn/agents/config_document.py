@@ -113,7 +113,9 @@ class ConfigDocument:
             field = format_loc([*loc, first["loc"][-1]])
             return AgentConfigError(self.path, self.line_of(loc), field, message)
         if first["type"] == "extra_forbidden":
-            message = "not a key of this schema; check its spelling (docs/agent-config.md lists them)"
+            message = (
+                "not a key of this schema; check its spelling (docs/agent-config.md lists them)"
+            )
             known = [str(e["loc"][-1]) for e in errors if e["type"] == "missing"]
             close = difflib.get_close_matches(str(first["loc"][-1]), known, n=1)
             if close:

@@ -11,7 +11,9 @@ from cairn.testing import Call, ScriptedLlm
 
 def _desk(request: LlmRequest) -> Any:
     parts = request.contents[-1].parts or []
-    results = {p.function_response.name: p.function_response.response for p in parts if p.function_response}
+    results = {
+        p.function_response.name: p.function_response.response for p in parts if p.function_response
+    }
     if results:
         return "results: " + json.dumps(results, sort_keys=True)
     text = " ".join(p.text or "" for p in parts)
@@ -33,4 +35,8 @@ def _desk(request: LlmRequest) -> Any:
 desk_model = ScriptedLlm(respond=_desk)
 translator_model = ScriptedLlm(respond=lambda request: "gracias")
 drafter_model = ScriptedLlm(respond=lambda request: "Museum at 9.")
-reviewer_model = ScriptedLlm(respond=lambda request: "Reviewed: " + str(request.config.system_instruction).split("draft: ")[-1].split("\n")[0])
+reviewer_model = ScriptedLlm(
+    respond=lambda request: (
+        "Reviewed: " + str(request.config.system_instruction).split("draft: ")[-1].split("\n")[0]
+    )
+)
