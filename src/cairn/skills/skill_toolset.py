@@ -706,14 +706,13 @@ class SkillToolset(BaseToolset):
         a lifecycle, the instructions of skills no longer active are replaced by a notice in
         the request (the log keeps them)."""
         offered = {t.name for t in self._tools if self._is_selected(t, tool_context)}
-        if not self._offers_scripts(tool_context):
-            offered.discard(RunSkillScriptTool.TOOL_NAME)
+        runnable = RunSkillScriptTool.TOOL_NAME in offered and self._offers_scripts(tool_context)
         unload = UnloadSkillTool.TOOL_NAME in {t.name for t in self._tools}
         parts = [
             skill_system_instruction(
                 prefix=self.tool_name_prefix,
-                offered=offered,
-                scripts_runnable=RunSkillScriptTool.TOOL_NAME in offered,
+                offered=offered | ({RunSkillScriptTool.TOOL_NAME} if not runnable else set()),
+                scripts_runnable=runnable,
                 unload_offered=unload,
             )
         ]
