@@ -46,6 +46,7 @@ SCRIPTS = {
         "a = p.parse_args()\n"
         "print(f'rows={a.rows} s={a.s} rest={a.rest}')\n"
         "open('report.txt', 'w').write('the report')\n"
+        "import os\nos.makedirs('out', exist_ok=True)\nopen('out/deep.csv', 'w').write('a,b')\n"
     ),
     "slow.sh": "while true; do sleep 1; done\n",
     "loud.py": "import sys\nsys.stdout.write('x' * 50000)\n",
@@ -255,7 +256,7 @@ async def test_scripts_run_with_arguments_and_save_what_they_make(
     assert first["stdout"] == "rows=3 s=x rest=['a', 'b']\n"
     assert (first["status"], first["stderr"]) == ("success", "")
     assert second["stdout"] == "rows=7 s=None rest=[]\n"
-    assert [a["filename"] for a in first["saved_artifacts"]] == ["report.txt"]
+    assert first["saved_artifacts"] == ["report.txt", "out/deep.csv"]  # paths in its folder
     saved = await h.artifacts.load_artifact(
         app_name="skills", user_id="u", session_id="s", filename="report.txt"
     )

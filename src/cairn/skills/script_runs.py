@@ -108,7 +108,8 @@ def main():
                     while os.path.exists(os.path.join(home, target)):
                         target = "_" + target
                     shutil.copyfile(path, os.path.join(home, target))
-                    made.append(target)
+                    relative = os.path.relpath(path, work).replace(os.sep, "/")
+                    made.append({"copy": target, "path": relative})
         outcome = {
             "stdout": text(out, JOB["limit"]),
             "stderr": text(err, JOB["limit"]),
@@ -131,7 +132,8 @@ class ScriptRun:
     stderr: str
     returncode: int | None
     timed_out: bool
-    files: list[File]
+    files: dict[str, File]
+    """The files the script created, by their path in its folder (``out/report.csv``)."""
 
 
 class ScriptRunError(Exception):
@@ -221,11 +223,15 @@ async def run_script(
             + (f": {detail}" if detail else "")
         )
     outcome = json.loads(result.stdout[found + len(marker) :].splitlines()[0])
-    made = set(outcome["files"])
+    copies = {file.name: file for file in result.output_files}
     return ScriptRun(
         stdout=outcome["stdout"],
         stderr=outcome["stderr"],
         returncode=outcome["returncode"],
         timed_out=bool(outcome["timed_out"]),
-        files=[file for file in result.output_files if file.name in made],
+        files={
+            made["path"]: copies[made["copy"]]
+            for made in outcome["files"]
+            if made["copy"] in copies  # the executor may leave out what is over its limits
+        },
     )

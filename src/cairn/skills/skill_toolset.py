@@ -457,12 +457,12 @@ class RunSkillScriptTool(_SkillTool):
             "status": status,
         }
         saved = []
-        for made in run.files:
+        for path, made in run.files.items():
             part = types.Part(
                 inline_data=types.Blob(data=file_bytes(made), mime_type=made.mime_type)
             )
-            version = await tool_context.save_artifact(made.name, part)
-            saved.append({"filename": made.name, "version": version})
+            await tool_context.save_artifact(path, part)
+            saved.append(path)
         if saved:
             result["saved_artifacts"] = saved
         return result
