@@ -236,3 +236,19 @@ async def test_the_api_server_serves_config_folders(
             "cfg_broken/root_agent.yaml:3: instructions: not a key of this schema; did you "
             "mean `instruction`?" in caplog.text
         )
+
+
+async def test_a_config_folder_served_alone_is_one_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(RUNS_ENV, str(tmp_path / "runs.txt"))
+    async with asgi_client(agents_dir=DESK) as api:  # as `cairn web path/to/cfg_desk` serves it
+        assert (await api.get("/list-apps")).json() == ["cfg_desk"]
+
+
+def test_cairn_run_takes_the_yaml_file_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(RUNS_ENV, str(tmp_path / "runs.txt"))
+    argv = ["run", str(DESK / "root_agent.yaml"), "--store", str(tmp_path / "s.db")]
+    result = CliRunner().invoke(main, [*argv, "--replay", replay_file(tmp_path, "t.json", ["hi"])])
+    assert result.exit_code == 0, result.output
+    assert "app 'cfg_desk'" in result.output and "desk: How can I help?" in result.output

@@ -164,7 +164,7 @@ class _Builder:
                 ]
             elif key == "tools":
                 value = [
-                    self.tool(ToolConfig.model_validate(tool), [key, i])
+                    self.tool(self.tool_config(tool, [key, i]), [key, i])
                     for i, tool in enumerate(value)
                 ]
             elif key.endswith("_callbacks") and key.removesuffix("s") in fields:
@@ -183,6 +183,14 @@ class _Builder:
             keywords[target] = value
             keys[target] = key
         return keywords, keys
+
+    def tool_config(self, value: Any, loc: list[str | int]) -> ToolConfig:
+        """A ``tools`` entry as a ``ToolConfig`` (a custom class's extra ``tools`` key is
+        plain data until here)."""
+        try:
+            return ToolConfig.model_validate(value)
+        except ValidationError as error:
+            raise self.document.validation_error(error, prefix=loc) from None
 
     def code(self, value: Any, loc: list[str | int]) -> Any:
         """The object a ``CodeConfig`` (or a bare name) names."""
