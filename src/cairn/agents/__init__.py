@@ -1,5 +1,6 @@
 """Agents and the contexts they run with."""
 
+from cairn.agents.agent_config_error import AgentConfigError
 from cairn.agents.agent_tool import AgentTool
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.base_agent_config import BaseAgentConfig
@@ -21,6 +22,7 @@ from cairn.agents.sequential_agent_config import SequentialAgentConfig
 
 __all__ = [
     "Agent",
+    "AgentConfigError",
     "AgentTool",
     "BaseAgent",
     "BaseAgentConfig",

@@ -49,6 +49,8 @@ def drain(stream, limit, into):
 def text(box, limit):
     kept, total = box[0] if box else (b"", 0)
     shown = kept.decode("utf-8", errors="replace")
+    # Control characters would come back as six-character JSON escapes.
+    shown = "".join(c if c >= " " or c in "\n\r\t" else "?" for c in shown)
     if total > limit:
         shown += "\n[output cut: the script wrote %d bytes; only the first %d are kept]" % (
             total, limit)
@@ -117,7 +119,7 @@ def main():
             "timed_out": timed_out,
             "files": made,
         }
-        sys.stdout.write("\n" + JOB["marker"] + json.dumps(outcome) + "\n")
+        sys.stdout.write("\n" + JOB["marker"] + json.dumps(outcome, ensure_ascii=False) + "\n")
 
 
 main()
@@ -199,6 +201,11 @@ async def run_script(
     ``ScriptRunError`` if the executor reported no outcome."""
     suffix = PurePosixPath(script).suffix.lower()
     marker = f"__cairn_skill_run_{secrets.token_hex(16)}__:"
+    executor_cap = getattr(executor, "max_output_bytes", None)
+    if isinstance(executor_cap, int) and executor_cap > 0:
+        # Both streams travel in the executor's own stdout, JSON-escaped: keep them
+        # within what the executor passes back.
+        max_output_bytes = min(max_output_bytes, max(256, executor_cap // 5))
     job = {
         "files": _payload(skill),
         "script": f"scripts/{script}",
