@@ -407,3 +407,15 @@ def test_yaml_utils_write_a_config_that_loads_back(tmp_path: Path) -> None:
     assert isinstance(built, LlmAgent) and built.tools == [exit_loop]
     with pytest.raises(FileNotFoundError):
         load_yaml_file(tmp_path / "missing.yaml")
+
+
+def test_adks_parse_config_hook_still_edits_the_keywords(write_config: WriteConfig) -> None:
+    hooked = CUSTOM + (
+        "\n\nclass Hooked(BaseAgent):\n"
+        "    note: str = ''\n\n"
+        "    @classmethod\n"
+        "    def _parse_config(cls, config, config_abs_path, kwargs):\n"
+        "        return {**kwargs, 'note': 'from ' + config_abs_path.rsplit('/', 1)[-1]}\n"
+    )
+    built = agent(write_config, "agent_class: {pkg}.custom.Hooked\nname: h\n", custom_py=hooked)
+    assert built.note == "from root_agent.yaml"

@@ -114,6 +114,9 @@ class _Builder:
 
     def build(self, cls: type[BaseAgent], config: BaseModel) -> BaseAgent:
         keywords, keys = self.keywords(cls, config)
+        parse = getattr(cls, "_parse_config", None)
+        if callable(parse):  # ADK's older hook: the class edits its keywords
+            keywords = parse(config, self.document.path, keywords)
         try:
             return cls(**keywords)
         except ValidationError as error:
