@@ -436,3 +436,24 @@ def test_construction_refuses_what_cairn_cannot_do(skills_dir: Path) -> None:
     with pytest.raises(ValueError, match="max_active_skills must be at least 1"):
         SkillLifecycleConfig(max_active_skills=0)
     _ = LlmRequest  # the request type the toolset edits
+
+
+async def test_a_registry_skill_is_fetched_once_per_turn() -> None:
+    class Counting(Registry):
+        fetched = 0
+
+        async def get_skill(self, *, name: str) -> Skill:
+            Counting.fetched += 1
+            return await super().get_skill(name=name)
+
+    toolset = SkillToolset(registry=Counting())
+    loads = [Call("load_skill", skill_name="remote-skill")] * 3
+    h = Harness(
+        InMemorySessionService(),
+        toolset,
+        [*loads, "ok", Call("load_skill", skill_name="remote-skill"), "ok"],
+    )
+    await h.turn("load it three times")
+    assert Counting.fetched == 1  # the loads and every later request of the turn share it
+    await h.turn("and again")
+    assert Counting.fetched == 2

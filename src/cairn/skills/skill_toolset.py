@@ -48,6 +48,8 @@ DEFAULT_SCRIPT_TIMEOUT = 300
 DEFAULT_MAX_SCRIPT_OUTPUT_BYTES = 32_000
 """How much of a script's stdout, and of its stderr, the model is shown."""
 
+_FETCHED_TURNS = 16
+"""How many invocations' registry lookups a toolset keeps (a skill is fetched once per turn)."""
 _BINARY = "Binary file detected. The content has been injected into the conversation history."
 _UNLOADED = (
     "This skill has been unloaded: its instructions no longer apply and its tools are gone. "
@@ -194,7 +196,7 @@ class LoadSkillTool(_SkillTool):
         name = args.get("skill_name")
         if not name:
             return _error("INVALID_ARGUMENTS", "Argument 'skill_name' is required.")
-        found = await self._toolset._find(name)
+        found = await self._toolset._find(name, tool_context)
         if isinstance(found, dict):
             return found
         released = self._toolset._activate(tool_context, found)
@@ -288,7 +290,7 @@ class LoadSkillResourceTool(_SkillTool):
                 "INVALID_ARGUMENTS", "\n".join(f"Argument '{k}' is required." for k in missing)
             )
         assert isinstance(name, str) and isinstance(file_path, str)
-        found = await self._toolset._find(name)
+        found = await self._toolset._find(name, tool_context)
         if isinstance(found, dict):
             return found
         if not file_path.startswith(("references/", "assets/", "scripts/")):
@@ -326,7 +328,7 @@ class LoadSkillResourceTool(_SkillTool):
             body = response.response or {}
             if body.get("status") != _BINARY:
                 continue
-            skill = await self._toolset._find(str(body.get("skill_name")))
+            skill = await self._toolset._find(str(body.get("skill_name")), tool_context)
             file_path = str(body.get("file_path"))
             content = _resource(skill, file_path) if isinstance(skill, Skill) else None
             if not isinstance(content, bytes):
@@ -402,7 +404,7 @@ class RunSkillScriptTool(_SkillTool):
             problems.append("'short_options' and 'positional_args' cannot go with a list of args.")
         if problems:
             return _error("INVALID_ARGUMENTS", "\n".join(problems))
-        found = await self._toolset._find(name)
+        found = await self._toolset._find(name, tool_context)
         if isinstance(found, dict):
             return found
         script = script_path(file_path)
@@ -521,6 +523,7 @@ class SkillToolset(BaseToolset):
                 raise ValueError(f"Duplicate skill name '{skill.name}'.")
             self._skills[skill.name] = skill
         self._registry = registry
+        self._fetched: dict[str, dict[str, Skill]] = {}
         self._code_executor = code_executor
         self._script_timeout = script_timeout
         self._max_script_output_bytes = max_script_output_bytes
@@ -558,19 +561,29 @@ class SkillToolset(BaseToolset):
         """The skills this toolset holds (not the registry's)."""
         return list(self._skills.values())
 
-    async def _find(self, name: str) -> Skill | dict[str, str]:
-        """The skill called ``name`` (held, else the registry's), or the error to return."""
+    async def _find(self, name: str, context: Any = None) -> Skill | dict[str, str]:
+        """The skill called ``name`` (held, else the registry's, asked once per invocation
+        of ``context``), or the error to return."""
         skill = self._skills.get(name)
         if skill is not None:
             return skill
-        if self._registry is not None:
-            try:
-                return await self._registry.get_skill(name=name)
-            except Exception as error:
-                return _error(
-                    "REGISTRY_ERROR", f"Failed to fetch skill '{name}' from registry: {error}"
-                )
-        return _error("SKILL_NOT_FOUND", f"Skill '{name}' not found.")
+        if self._registry is None:
+            return _error("SKILL_NOT_FOUND", f"Skill '{name}' not found.")
+        invocation = getattr(context, "invocation_id", None)
+        fetched = self._fetched.get(invocation, {}) if invocation else {}
+        if name in fetched:
+            return fetched[name]
+        try:
+            skill = await self._registry.get_skill(name=name)
+        except Exception as error:
+            return _error(
+                "REGISTRY_ERROR", f"Failed to fetch skill '{name}' from registry: {error}"
+            )
+        if invocation:
+            if invocation not in self._fetched and len(self._fetched) >= _FETCHED_TURNS:
+                self._fetched.pop(next(iter(self._fetched)))  # the oldest invocation's
+            self._fetched.setdefault(invocation, {})[name] = skill
+        return skill
 
     def _executor_for(self, context: Any) -> BaseCodeExecutor | None:
         if self._code_executor is not None:
@@ -646,7 +659,7 @@ class SkillToolset(BaseToolset):
         active; ``ValueError`` if there is no such skill."""
         if skill_name in self.list_active_skills(ctx):
             return False
-        found = await self._find(skill_name)
+        found = await self._find(skill_name, ctx)
         if isinstance(found, dict):
             raise ValueError(found["error"])
         self._activate(ctx, found)
@@ -677,7 +690,7 @@ class SkillToolset(BaseToolset):
             return []
         wanted: dict[str, None] = {}
         for name in self._active(context.state, context.agent_name, context.invocation_id):
-            skill = await self._find(name)
+            skill = await self._find(name, context)
             if isinstance(skill, Skill):
                 wanted.update(
                     dict.fromkeys(skill.frontmatter.metadata.get("adk_additional_tools") or [])
