@@ -28,6 +28,7 @@ LEVEL = {
     "auth": 3,
     "models": 4,
     "examples": 4,
+    "skills": 6,
     "tools": 5,
     "agents": 6,
     "planners": 6,

@@ -68,7 +68,8 @@ def test_an_unknown_path_exits_1(cli: Cli, tmp_path: Path) -> None:
     assert cli("run", tmp_path / "notes.txt").exit_code == 1
     (tmp_path / "empty_dir").mkdir()
     empty = cli("run", tmp_path / "empty_dir")
-    assert empty.exit_code == 1 and "neither __init__.py nor agent.py" in empty.stderr
+    assert empty.exit_code == 1
+    assert "neither __init__.py, agent.py nor root_agent.yaml" in empty.stderr
 
 
 def test_a_file_without_root_agent_or_app_exits_1_naming_what_was_expected(

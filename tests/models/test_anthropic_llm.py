@@ -582,3 +582,19 @@ async def test_the_key_comes_from_the_environment_and_never_shows(
     explicit = make_llm(RecordedApi())
     assert KEY not in repr(explicit)
     assert "api_key" not in explicit.model_dump()
+
+
+async def test_anthropic_generate_content_config_sends_effort_and_no_sampling() -> None:
+    from cairn.models import AnthropicGenerateContentConfig
+
+    api = RecordedApi(Reply(200, "text.json"), Reply(200, "text.json"))
+    llm = make_llm(api)
+    config = AnthropicGenerateContentConfig(effort="high", temperature=0.3)
+    await collect(llm, LlmRequest(contents=[user("Hi")], config=config), stream=False)
+    plain = types.GenerateContentConfig(temperature=0.3)
+    await collect(llm, LlmRequest(contents=[user("Hi")], config=plain), stream=False)
+
+    with_effort, without = api.bodies
+    assert with_effort["output_config"] == {"effort": "high"}
+    assert "temperature" not in with_effort
+    assert "output_config" not in without and without["temperature"] == 0.3

@@ -6,13 +6,14 @@ import contextlib
 import dataclasses
 import json
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Any, Self
 
 from google.genai import types
 from pydantic import ValidationError
 
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.branches import call_branch
+from cairn.agents.common_configs import AgentRefConfig
 from cairn.agents.grounding import GROUNDING_STATE_KEY, grounding_state_value
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.llm_agent import LlmAgent
@@ -20,6 +21,7 @@ from cairn.events.event import Event
 from cairn.events.event_actions import EventActions
 from cairn.events.interrupts import starts_invocation, waiting_under
 from cairn.tools.base_tool import BaseTool
+from cairn.tools.tool_configs import BaseToolConfig, ToolArgsConfig
 
 _REQUEST = "request"
 
@@ -60,6 +62,20 @@ class AgentTool(BaseTool):
         self.skip_summarization = skip_summarization
         self.include_plugins = include_plugins
         self.propagate_grounding_metadata = propagate_grounding_metadata
+
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> Self:
+        """``- name: AgentTool`` with ``args: {agent: {config_path: helper.yaml}}`` (or
+        ``agent: {code: ...}``), ``skip_summarization``, ``include_plugins``."""
+        from cairn.agents.config_agent_utils import resolve_agent_reference
+
+        parsed = AgentToolConfig.model_validate(config.model_dump())
+        agent = resolve_agent_reference(parsed.agent, config_abs_path)
+        return cls(
+            agent=agent,
+            skip_summarization=parsed.skip_summarization,
+            include_plugins=parsed.include_plugins,
+        )
 
     def declaration(self) -> types.FunctionDeclaration:
         input_schema = self.agent.input_schema if isinstance(self.agent, LlmAgent) else None
@@ -226,3 +242,14 @@ def _final_on(ctx: InvocationContext, branch: str) -> Event | None:
 
 
 __all__ = ["AgentTool"]
+
+
+class AgentToolConfig(BaseToolConfig):
+    """The ``args`` of ``- name: AgentTool`` in an agent config."""
+
+    agent: AgentRefConfig
+    """The agent to wrap: ``config_path`` (a YAML file beside the config) or ``code``."""
+    skip_summarization: bool = False
+    """End the calling agent's turn with the agent's reply (no model call to sum it up)."""
+    include_plugins: bool = True
+    """Run the wrapped agent with the caller's Runner plugins."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import Any, TypeAlias, TypeVar, cast
+from typing import Any, ClassVar, TypeAlias, TypeVar, cast
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 import cairn.telemetry as telemetry
+from cairn.agents.base_agent_config import BaseAgentConfig
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.sub_agent_runs import in_scope, run_start, subtree_names, waiting_since
@@ -68,6 +69,10 @@ class BaseAgent(BaseModel):
 
     _parent_agent: BaseAgent | None = PrivateAttr(default=None)
 
+    config_type: ClassVar[type[BaseAgentConfig]] = BaseAgentConfig
+    """The schema of this class's YAML config (``agent_class: ...``): a custom agent class
+    sets a subclass of ``BaseAgentConfig`` declaring the keys it takes."""
+
     @field_validator("name")
     @classmethod
     def _valid_name(cls, name: str) -> str:
@@ -111,6 +116,19 @@ class BaseAgent(BaseModel):
     @parent_agent.setter
     def parent_agent(self, parent: BaseAgent | None) -> None:
         self._parent_agent = parent
+
+    @classmethod
+    def from_config(cls: type[_Agent], config: Any, config_abs_path: str) -> _Agent:
+        """This class built from its YAML config (ADK's hook): ``config`` is a validated
+        ``config_type`` model (or its data); ``config_abs_path`` is the file it came from,
+        against which ``config_path`` references resolve. Override it to build the agent
+        yourself; ``cairn.agents.config_agent_utils.from_config`` then calls the override.
+        """
+        from cairn.agents.config_agent_utils import build_from_config_model
+
+        agent = build_from_config_model(cls, config, config_abs_path)
+        assert isinstance(agent, cls)
+        return agent
 
     def clone(self: _Agent, update: Mapping[str, Any] | None = None) -> _Agent:
         """A copy of this agent with the fields in ``update`` replaced, e.g.

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 import cairn.telemetry as telemetry
 from cairn.agents import code_execution, planning
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.base_agent_config import BaseAgentConfig
 from cairn.agents.branches import call_branch, parent_branch
 from cairn.agents.built_in_tools import offered_tool, offered_transfer_targets
 from cairn.agents.callback_chain import plugins_then_callbacks
@@ -35,6 +36,7 @@ from cairn.agents.context_caching import apply_context_cache
 from cairn.agents.grounding import grounding_to_propagate
 from cairn.agents.instructions import inject_session_state
 from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.llm_agent_config import LlmAgentConfig
 from cairn.agents.readonly_context import ReadonlyContext
 from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.agents.sub_agent_runs import marker, waiting_since
@@ -129,6 +131,7 @@ class LlmAgent(BaseAgent):
     DEFAULT_LIVE_MODEL: ClassVar[str] = "gemini-live-2.5-flash-native-audio"
     """ADK's default model for live (bidirectional streaming) runs."""
     _default_model: ClassVar[str | BaseLlm] = DEFAULT_MODEL
+    config_type: ClassVar[type[BaseAgentConfig]] = LlmAgentConfig
 
     model: str | BaseLlm = ""
     """A model string (``gemini-2.5-flash``, ``openai/gpt-4o-mini``, ``anthropic/...``) or a

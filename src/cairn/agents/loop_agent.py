@@ -5,9 +5,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator
+from typing import ClassVar
 
 from cairn.agents.base_agent import BaseAgent, BaseAgentState
+from cairn.agents.base_agent_config import BaseAgentConfig
 from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.loop_agent_config import LoopAgentConfig
 from cairn.agents.sub_agent_runs import (
     in_scope,
     marker,
@@ -36,6 +39,7 @@ class LoopAgent(BaseAgent):
     round, without running again what ran.
     """
 
+    config_type: ClassVar[type[BaseAgentConfig]] = LoopAgentConfig
     max_iterations: int | None = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:

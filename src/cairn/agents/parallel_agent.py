@@ -6,9 +6,12 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator
+from typing import ClassVar
 
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.base_agent_config import BaseAgentConfig
 from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.parallel_agent_config import ParallelAgentConfig
 from cairn.agents.sub_agent_runs import (
     in_scope,
     marker,
@@ -36,6 +39,8 @@ class ParallelAgent(BaseAgent):
     yielded it goes on. If some sub-agent pauses, the others finish, then the
     invocation pauses; on resume only the sub-agents that did not finish run.
     """
+
+    config_type: ClassVar[type[BaseAgentConfig]] = ParallelAgentConfig
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         if not self.sub_agents:

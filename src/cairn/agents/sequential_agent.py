@@ -5,9 +5,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator
+from typing import ClassVar
 
 from cairn.agents.base_agent import BaseAgent, BaseAgentState
+from cairn.agents.base_agent_config import BaseAgentConfig
 from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.sequential_agent_config import SequentialAgentConfig
 from cairn.agents.sub_agent_runs import marker, progress, saved_start, waiting_since
 from cairn.events.event import Event
 
@@ -27,6 +30,8 @@ class SequentialAgent(BaseAgent):
     confirmation) pauses the sequence; when the answer comes, the sequence goes on
     from the log: the sub-agents that ran are not run again.
     """
+
+    config_type: ClassVar[type[BaseAgentConfig]] = SequentialAgentConfig
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         if not self.sub_agents:

@@ -1,4 +1,5 @@
-"""Load what ``cairn run PATH`` runs: ``root_agent`` or ``app`` from a file or a package.
+"""Load what ``cairn run PATH`` runs: ``root_agent`` or ``app`` from a file or a package, or
+the agent a folder's ``root_agent.yaml`` declares (an Agent Config, docs/agent-config.md).
 
 A ``.env`` file beside the code is read into the environment first (variables
 already set are kept), so API keys can live there as with ADK.
@@ -20,14 +21,26 @@ from types import ModuleType
 
 from dotenv import load_dotenv
 
+from cairn.agents.agent_config_error import AgentConfigError
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.config_agent_utils import from_config
 from cairn.apps.app import App
 from cairn.cli._errors import CommandError, NotFoundError
 
 _EXPECTED = (
     "a module-level `root_agent = Agent(...)` (ADK's convention) or `app = App(name=..., "
-    "root_agent=...)`"
+    "root_agent=...)`, or a folder with root_agent.yaml"
 )
+CONFIG_FILE = "root_agent.yaml"
+"""The file an Agent Config folder declares its root agent in (ADK's name)."""
+
+
+def is_agent_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder ``load_target`` loads: a package, an ``agent.py``, or an
+    Agent Config (``root_agent.yaml``)."""
+    return path.is_dir() and any(
+        (path / name).is_file() for name in ("__init__.py", "agent.py", CONFIG_FILE)
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,13 +63,19 @@ def load_target(path: Path) -> Target:
         )
     load_dotenv_of(path if path.is_dir() else path.parent)
     if path.is_dir():
+        python = (path / "__init__.py").exists() or (path / "agent.py").exists()
+        if not python and (path / CONFIG_FILE).is_file():
+            return _load_config(path / CONFIG_FILE, name=path.name)
         modules = _load_directory(path)
     elif path.suffix == ".py":
         modules = [_load(path.stem, path)]
+    elif path.suffix in (".yaml", ".yml"):
+        name = path.parent.name if path.name == CONFIG_FILE else path.stem
+        return _load_config(path, name=name)
     else:
         raise NotFoundError(
-            f"{path} is not a Python file. Pass a .py file or a package directory that "
-            f"defines {_EXPECTED}."
+            f"{path} is not a Python file. Pass a .py file, an agent's YAML config, or a "
+            f"package directory that defines {_EXPECTED}."
         )
     for module in modules:
         target = _target_in(module)
@@ -80,15 +99,36 @@ def load_dotenv_of(directory: Path) -> Path | None:
     return dotenv
 
 
+def _load_config(file: Path, *, name: str) -> Target:
+    """The agent an Agent Config file declares. Its folder's parent goes on ``sys.path`` (as
+    ADK's loader puts the agents directory there), so that the config can name code in the
+    folder as ``folder.module.attribute``; that code is loaded fresh, as Python agents are."""
+    folder = file.parent
+    home = str(folder.parent)
+    if home not in sys.path:
+        sys.path.insert(0, home)
+    for loaded in [n for n in sys.modules if n == folder.name or n.startswith(folder.name + ".")]:
+        module_file = getattr(sys.modules[loaded], "__file__", None) or ""
+        if not module_file or Path(module_file).resolve().is_relative_to(folder):
+            del sys.modules[loaded]
+    try:
+        agent = from_config(file)
+    except AgentConfigError as exc:
+        raise CommandError(str(exc)) from None
+    except Exception as exc:  # a custom agent class's own from_config failed
+        raise _load_failed(file, exc) from exc
+    return Target(agent=agent, app=None, name=name)
+
+
 def _load_directory(path: Path) -> list[ModuleType]:
     """The package (and its ``agent`` submodule, ADK's layout), or a plain dir's ``agent.py``."""
     init, agent_file = path / "__init__.py", path / "agent.py"
     if not init.exists():
         if not agent_file.exists():
             raise NotFoundError(
-                f"{path} is a directory with neither __init__.py nor agent.py. Pass a Python "
-                f"file, or a package directory (ADK's layout: __init__.py and agent.py) that "
-                f"defines {_EXPECTED}."
+                f"{path} is a directory with neither __init__.py, agent.py nor {CONFIG_FILE}. "
+                f"Pass a Python file, or a package directory (ADK's layout: __init__.py and "
+                f"agent.py) that defines {_EXPECTED}."
             )
         return [_load(path.name, agent_file)]
     package = _load(path.name, init, package_dir=path)

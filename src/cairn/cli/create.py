@@ -30,8 +30,16 @@ from cairn.cli._errors import CommandError
     show_default=True,
     help="The model string the agent uses, e.g. openai/gpt-4o-mini or anthropic/claude-sonnet-4-5.",
 )
+@click.option(
+    "--type",
+    "kind",
+    type=click.Choice(["code", "config"]),
+    default="code",
+    show_default=True,
+    help="code: the agent in agent.py; config: the agent declared in root_agent.yaml.",
+)
 @click.option("--force", is_flag=True, help="Write into NAME even if it is not empty.")
-def create(name: str, parent: Path, model: str, force: bool) -> None:
+def create(name: str, parent: Path, model: str, kind: str, force: bool) -> None:
     """Create an agent project NAME: an agent with one tool, and a test that needs no API key.
 
     \b
@@ -42,6 +50,11 @@ def create(name: str, parent: Path, model: str, force: bool) -> None:
       NAME/tests/test_agent.py a pytest test with cairn.testing.ScriptedLlm
       NAME/README.md           how to run and test it
 
+    With --type=config the agent is declared in YAML instead (ADK's Agent Config):
+      NAME/root_agent.yaml     name, model, instruction, and a tool by reference
+      NAME/tools.py            get_weather, named as NAME.tools.get_weather
+      NAME/.env.example, NAME/tests/test_agent.py, NAME/README.md
+
     NAME must be a Python identifier (it is imported as a package). An
     existing directory that is not empty is refused unless --force (which
     overwrites these files and leaves any others alone).
@@ -50,6 +63,7 @@ def create(name: str, parent: Path, model: str, force: bool) -> None:
     Examples:
       cairn create weather_bot
       cairn create support --dir agents --model openai/gpt-4o-mini
+      cairn create faq_bot --type=config
 
     \b
     Exit codes:
@@ -57,12 +71,13 @@ def create(name: str, parent: Path, model: str, force: bool) -> None:
       2  refused: the name is not usable, or NAME exists and is not empty
     """
     try:
-        target = _create(name, parent, model, force)
+        target = _create(name, parent, model, force, _files(kind))
     except CommandError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     shown = shlex.quote(str(target))
-    click.echo(f"created {target}/ with agent.py, __init__.py, .env.example, tests/, README.md")
+    written = "root_agent.yaml, tools.py" if kind == "config" else "agent.py, __init__.py"
+    click.echo(f"created {target}/ with {written}, .env.example, tests/, README.md")
     steps = [
         (f"cp {shown}/.env.example {shown}/.env", "fill in your API key (cairn reads NAME/.env)"),
         (f"cairn run {shown}", "talk to the agent"),
@@ -74,7 +89,27 @@ def create(name: str, parent: Path, model: str, force: bool) -> None:
         click.echo(f"  {command.ljust(width)}  # {why}")
 
 
-def _create(name: str, parent: Path, model: str, force: bool) -> Path:
+def _files(kind: str) -> dict[str, str]:
+    """The scaffold's files (path in NAME: template) for ``--type`` ``kind``."""
+    if kind == "config":
+        return {
+            "root_agent.yaml": _scaffold.CONFIG_AGENT,
+            "tools.py": _scaffold.CONFIG_TOOLS,
+            ".env.example": _scaffold.ENV_EXAMPLE,
+            "tests/test_agent.py": _scaffold.CONFIG_TEST_AGENT,
+            "README.md": _scaffold.CONFIG_README,
+        }
+    return {
+        "__init__.py": _scaffold.INIT,
+        "agent.py": _scaffold.AGENT,
+        ".env.example": _scaffold.ENV_EXAMPLE,
+        "tests/__init__.py": _scaffold.TESTS_INIT,
+        "tests/test_agent.py": _scaffold.TEST_AGENT,
+        "README.md": _scaffold.README,
+    }
+
+
+def _create(name: str, parent: Path, model: str, force: bool, files: dict[str, str]) -> Path:
     _check_name(name)
     if not model.strip():
         raise CommandError("--model is empty; give a model string such as gemini-2.5-flash")
@@ -86,14 +121,6 @@ def _create(name: str, parent: Path, model: str, force: bool) -> Path:
             f"{target} exists and is not empty; choose another NAME or --dir, or pass --force "
             "to overwrite the scaffold's files in it"
         )
-    files = {
-        "__init__.py": _scaffold.INIT,
-        "agent.py": _scaffold.AGENT,
-        ".env.example": _scaffold.ENV_EXAMPLE,
-        "tests/__init__.py": _scaffold.TESTS_INIT,
-        "tests/test_agent.py": _scaffold.TEST_AGENT,
-        "README.md": _scaffold.README,
-    }
     try:
         for relative, template in files.items():
             path = target / relative

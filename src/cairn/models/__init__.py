@@ -17,7 +17,7 @@ from cairn.models.registry import LLMRegistry, UnknownModelError
 from cairn.models.service_tier import ServiceTier
 
 if TYPE_CHECKING:
-    from cairn.models.anthropic_llm import Claude
+    from cairn.models.anthropic_llm import AnthropicGenerateContentConfig, Claude
     from cairn.models.fallback_model import FallbackModel
     from cairn.models.gemma3_ollama import Gemma3Ollama
     from cairn.models.gemma_llm import Gemma
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from cairn.models.openai_integration import OpenAILlm  # noqa: F401 - lazily served, as in ADK
 
 _LAZY = {
+    "AnthropicGenerateContentConfig": "cairn.models.anthropic_llm",
     "Claude": "cairn.models.anthropic_llm",
     "FallbackModel": "cairn.models.fallback_model",
     "Gemini": "cairn.models.google_llm",
@@ -46,6 +47,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AnthropicGenerateContentConfig",
     "BaseLlm",
     "Claude",
     "FallbackModel",

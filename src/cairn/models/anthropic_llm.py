@@ -18,7 +18,7 @@ import os
 import random
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import anthropic
 from google.genai import types
@@ -29,6 +29,11 @@ from cairn.models.errors import MissingApiKeyError, ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
 from cairn.models.retries import is_retryable_status, retry_after_seconds
+
+if TYPE_CHECKING:
+    # The pydantic plugin writes AnthropicGenerateContentConfig's __init__ with genai's own
+    # annotations, one of which names this (genai's alias for a PIL image).
+    from google.genai.types import PIL_Image  # noqa: F401
 
 PROVIDER = "anthropic"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -577,7 +582,12 @@ class AnthropicLlm(BaseLlm):
             "top_p": config.top_p,
             "top_k": int(config.top_k) if config.top_k is not None else None,
         }
-        if extra := {name: value for name, value in sampling.items() if value is not None}:
+        extra: dict[str, Any] = {k: v for k, v in sampling.items() if v is not None}
+        if isinstance(config, AnthropicGenerateContentConfig) and config.effort:
+            # As ADK: the effort level goes in output_config, and Claude then takes no
+            # sampling settings.
+            extra = {"output_config": {"effort": config.effort}}
+        if extra:
             params["extra_body"] = extra
         _mark_cache_breakpoints(params, llm_request)
         return params
@@ -687,6 +697,16 @@ class AnthropicLlm(BaseLlm):
         finally:
             await events.close()
         yield assembler.final()
+
+
+class AnthropicGenerateContentConfig(types.GenerateContentConfig):
+    """A ``GenerateContentConfig`` with Claude's reasoning ``effort`` (ADK's class): set as
+    an agent's ``generate_content_config``, ``effort`` is sent as the Messages API's
+    ``output_config.effort`` (and temperature, top_p and top_k are then not sent)."""
+
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = Field(
+        default=None, description="How hard Claude reasons before it answers."
+    )
 
 
 class Claude(AnthropicLlm):

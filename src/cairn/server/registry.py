@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from cairn.apps.app import App
 from cairn.cli._errors import CommandError
-from cairn.cli._loading import Target, load_target
+from cairn.cli._loading import Target, is_agent_folder, load_target
 from cairn.errors import CairnError
 from cairn.runners.runner import Runner
 from cairn.server.services import Services
@@ -33,9 +33,10 @@ class AppLoadError(CairnError, RuntimeError):
 
 
 class AppRegistry:
-    """Apps by name: every subdirectory of ``agents_dir`` that holds ``agent.py`` or
-    ``__init__.py`` (ADK's convention), or ``agents_dir`` itself when it is one agent file or
-    package (then named as ``cairn run`` names it). Each app gets one Runner per process."""
+    """Apps by name: every subdirectory of ``agents_dir`` that holds ``agent.py``,
+    ``__init__.py`` or ``root_agent.yaml`` (ADK's conventions), or ``agents_dir`` itself when
+    it is one agent file, package or config folder (then named as ``cairn run`` names it).
+    Each app gets one Runner per process."""
 
     def __init__(
         self,
@@ -57,7 +58,7 @@ class AppRegistry:
         path = self.agents_dir
         if path.is_file():
             return True
-        return (path / "agent.py").is_file() or (path / "__init__.py").is_file()
+        return is_agent_folder(path)
 
     def _directories(self) -> dict[str, Path]:
         if not self.agents_dir.is_dir():
@@ -65,9 +66,7 @@ class AppRegistry:
         return {
             entry.name: entry
             for entry in sorted(self.agents_dir.iterdir())
-            if entry.is_dir()
-            and not entry.name.startswith((".", "_"))
-            and ((entry / "agent.py").is_file() or (entry / "__init__.py").is_file())
+            if entry.is_dir() and not entry.name.startswith((".", "_")) and is_agent_folder(entry)
         }
 
     async def names(self) -> list[str]:

@@ -1,5 +1,5 @@
 """ADK's path for `AgentTool`: an agent offered to a model as a tool."""
 
-from cairn.agents.agent_tool import AgentTool
+from cairn.agents.agent_tool import AgentTool, AgentToolConfig
 
-__all__ = ["AgentTool"]
+__all__ = ["AgentTool", "AgentToolConfig"]

@@ -5,12 +5,17 @@ from __future__ import annotations
 import abc
 import copy
 import inspect
+import types as types_module
+import typing
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, Self, get_type_hints
 
 from google.genai import types
+from pydantic import BaseModel
 
 from cairn.models.llm_request import LlmRequest, declaration_of
+from cairn.tools.code_references import resolve_fully_qualified_name
+from cairn.tools.tool_configs import ToolArgsConfig
 from cairn.user_code import call_user_code
 
 CONTEXT_TYPE_NAMES = frozenset({"Context", "ToolContext", "CallbackContext"})
@@ -92,6 +97,57 @@ class BaseTool(abc.ABC):
     async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
         """Add this tool to a request (override to add instructions or settings as well)."""
         llm_request.append_tools([self])
+
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> Self:
+        """The tool an agent config's ``tools: [{name: ThisClass, args: {...}}]`` makes
+        (ADK's hook): by default the constructor's keywords, taken from ``args``, with a
+        parameter typed as a pydantic model validated into it and one typed as a callable
+        given a fully qualified name. Tools with their own config schema override this."""
+        return cls(**keywords_from_args(cls, config))
+
+
+def keywords_from_args(cls: type, config: ToolArgsConfig) -> dict[str, Any]:
+    """``cls``'s constructor keywords from a ``ToolConfig``'s ``args`` (see
+    ``BaseTool.from_config``); an argument the constructor does not take is refused."""
+    given = dict(config.model_extra or {})
+    init = cls.__dict__.get("__init__") or next(
+        c.__dict__["__init__"] for c in cls.__mro__ if "__init__" in c.__dict__
+    )
+    parameters = inspect.signature(init).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    named = {n for n, p in parameters.items() if n != "self" and p.kind is not p.VAR_KEYWORD}
+    unknown = sorted(set(given) - named)
+    if unknown and not takes_any:
+        raise ValueError(
+            f"{cls.__name__} takes no argument {', '.join(map(repr, unknown))}; its arguments "
+            f"are {', '.join(sorted(named)) or 'none'}"
+        )
+    try:
+        hints = get_type_hints(init)
+    except Exception:  # annotations that do not resolve: take the values as they are
+        hints = {}
+    keywords: dict[str, Any] = {}
+    for key, value in given.items():
+        annotation = _unoptional(hints.get(key))
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            value = annotation.model_validate(value) if value is not None else None
+        elif _is_callable_type(annotation) and isinstance(value, str):
+            value = resolve_fully_qualified_name(value)
+        keywords[key] = value
+    return keywords
+
+
+def _unoptional(annotation: Any) -> Any:
+    if typing.get_origin(annotation) in (typing.Union, types_module.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
+def _is_callable_type(annotation: Any) -> bool:
+    return annotation is Callable or typing.get_origin(annotation) is Callable
 
 
 class ToolPredicate(Protocol):
@@ -177,6 +233,17 @@ class BaseToolset(abc.ABC):
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections (called when the owning Runner closes)."""
+
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> Self:
+        """The toolset an agent config's ``tools: [{name: ThisClass, args: {...}}]`` makes
+        (ADK's hook). Toolsets with a config schema override this (``McpToolset``); others
+        are built in Python and named by reference in the config."""
+        raise ValueError(
+            f"{cls.__name__} cannot be built from an agent config's args; build it in Python "
+            "(e.g. `my_toolset = ...` in tools.py) and name that object in the config "
+            "(`- name: my_agent.tools.my_toolset`)"
+        )
 
 
 def _renamed(tool: BaseTool, name: str) -> BaseTool:

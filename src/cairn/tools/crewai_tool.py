@@ -9,12 +9,14 @@ it beside cairn in the app's own environment).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from google.genai import types
 from pydantic import BaseModel, ValidationError
 
+from cairn.tools.code_references import resolve_fully_qualified_name
 from cairn.tools.function_tool import FunctionTool, invalid_arguments_result
+from cairn.tools.tool_configs import BaseToolConfig, ToolArgsConfig
 from cairn.user_code import call_user_code
 
 
@@ -27,6 +29,13 @@ class CrewaiTool(FunctionTool):
     the model as an error to fix; the tool's ``run`` is called on a thread, off the
     event loop.
     """
+
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> Self:
+        """Built from ``args: {tool: my_agent.tools.crew_search, name: ..., description: ...}``."""
+        made = _crewai_from_config(cls, config)
+        assert isinstance(made, cls)
+        return made
 
     def __init__(self, tool: Any, *, name: str, description: str = "") -> None:
         schema = getattr(tool, "args_schema", None)
@@ -63,3 +72,20 @@ class CrewaiTool(FunctionTool):
 
 
 __all__ = ["CrewaiTool"]
+
+
+class CrewaiToolConfig(BaseToolConfig):
+    """The ``args`` of ``- name: cairn.tools.crewai_tool.CrewaiTool`` in an agent config."""
+
+    tool: str
+    """The fully qualified name of the CrewAI tool object."""
+    name: str = ""
+    """The tool's name for the model (empty: the CrewAI tool's own)."""
+    description: str = ""
+    """The tool's description (empty: the CrewAI tool's own)."""
+
+
+def _crewai_from_config(cls: type[CrewaiTool], config: ToolArgsConfig) -> CrewaiTool:
+    parsed = CrewaiToolConfig.model_validate(config.model_dump())
+    tool = resolve_fully_qualified_name(parsed.tool)
+    return cls(tool, name=parsed.name, description=parsed.description)

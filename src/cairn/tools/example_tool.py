@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -11,6 +11,8 @@ from cairn.examples.example import Example
 from cairn.examples.example_util import convert_examples_to_text
 from cairn.models.llm_request import LlmRequest
 from cairn.tools.base_tool import BaseTool
+from cairn.tools.code_references import resolve_fully_qualified_name
+from cairn.tools.tool_configs import BaseToolConfig, ToolArgsConfig
 from cairn.user_code import call_user_code
 
 
@@ -44,6 +46,21 @@ class ExampleTool(BaseTool):
     def declaration(self) -> None:
         return None
 
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> Self:
+        """``- name: ExampleTool`` with ``args: {examples: [...]}`` (a list of examples) or
+        ``args: {examples: my_agent.examples.provider}`` (a ``BaseExampleProvider`` object)."""
+        parsed = ExampleToolConfig.model_validate(config.model_dump())
+        if isinstance(parsed.examples, list):
+            return cls(parsed.examples)
+        provider = resolve_fully_qualified_name(parsed.examples)
+        if not isinstance(provider, BaseExampleProvider):
+            raise ValueError(
+                f"examples: {parsed.examples!r} is a {type(provider).__name__}, not a "
+                "BaseExampleProvider object"
+            )
+        return cls(provider)
+
     async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
         user_content = getattr(tool_context, "user_content", None)
         if user_content is None or not user_content.parts:
@@ -59,3 +76,10 @@ class ExampleTool(BaseTool):
 
 
 __all__ = ["ExampleTool"]
+
+
+class ExampleToolConfig(BaseToolConfig):
+    """The ``args`` of ``- name: ExampleTool`` in an agent config."""
+
+    examples: list[Example] | str
+    """The examples, or the fully qualified name of a ``BaseExampleProvider`` object."""

@@ -7,12 +7,14 @@ wrapped; importing this module does not.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, Self
 
 from google.genai import types
 from pydantic import ValidationError
 
+from cairn.tools.code_references import resolve_fully_qualified_name
 from cairn.tools.function_tool import FunctionTool, invalid_arguments_result
+from cairn.tools.tool_configs import BaseToolConfig, ToolArgsConfig
 
 _INSTALL_HINT = "pip install 'cairn[langchain]'"
 
@@ -38,6 +40,13 @@ class LangchainTool(FunctionTool):
     off the event loop and applies its own error handling. A tool with
     ``return_direct=True`` ends the agent's turn with its result, as in ADK.
     """
+
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> Self:
+        """Built from ``args: {tool: my_agent.tools.wiki, name: ..., description: ...}``."""
+        parsed = LangchainToolConfig.model_validate(config.model_dump())
+        tool = resolve_fully_qualified_name(parsed.tool)
+        return cls(tool, name=parsed.name or None, description=parsed.description or None)
 
     def __init__(self, tool: Any, name: str | None = None, description: str | None = None) -> None:
         base = _langchain_base_tool()
@@ -93,3 +102,14 @@ def _declared_elsewhere() -> None:
 
 
 __all__ = ["LangchainTool"]
+
+
+class LangchainToolConfig(BaseToolConfig):
+    """The ``args`` of ``- name: cairn.tools.langchain_tool.LangchainTool`` in an agent config."""
+
+    tool: str
+    """The fully qualified name of the LangChain tool object."""
+    name: str = ""
+    """The tool's name for the model (empty: the LangChain tool's own)."""
+    description: str = ""
+    """The tool's description (empty: the LangChain tool's own)."""

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TextIO, cast, runtime_checkable
+from typing import Any, Protocol, Self, TextIO, cast, runtime_checkable
 
 from google.genai import types
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from cairn.tools.base_tool import BaseTool, BaseToolset, ToolPredicate
 from cairn.tools.load_mcp_resource_tool import LoadMcpResourceTool
@@ -25,8 +27,10 @@ from cairn.tools.mcp_sessions import (
     StreamableHTTPConnectionParams,
     list_all_pages,
     mcp_field,
+    mcp_module,
     normalized_connection_params,
 )
+from cairn.tools.tool_configs import BaseToolConfig, ToolArgsConfig
 
 logger = logging.getLogger(__name__)
 
@@ -256,6 +260,29 @@ class McpToolset(BaseToolset):
             "the resources listing", _list_all_resources, retry=True
         )
 
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> Self:
+        """``- name: McpToolset`` with ``args`` in ``McpToolsetConfig``'s shape. A stdio
+        server (a command the config would start) is refused unless
+        CAIRN_ALLOW_CONFIG_STDIO_MCP_SERVERS=1 (or ADK's ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS=1)
+        says this app loads only configs it trusts."""
+        parsed = McpToolsetConfig.model_validate(config.model_dump())
+        stdio = parsed.stdio_server_params or parsed.stdio_connection_params
+        if stdio is not None and not _config_stdio_allowed():
+            raise ValueError(
+                "a stdio MCP server in an agent config starts the command it names when the "
+                "agent loads, so it is refused: build the McpToolset in Python and name it "
+                "(`- name: my_agent.tools.my_toolset`), connect over HTTP "
+                "(streamable_http_connection_params or sse_connection_params), or set "
+                "CAIRN_ALLOW_CONFIG_STDIO_MCP_SERVERS=1 if this app loads only configs you trust"
+            )
+        return cls(
+            parsed.connection_params(),
+            tool_filter=parsed.tool_filter,
+            tool_name_prefix=parsed.tool_name_prefix,
+            use_mcp_resources=parsed.use_mcp_resources,
+        )
+
     async def close(self) -> None:
         """End the session (and stop a stdio server); a later ``get_tools()`` reconnects."""
         self._tools = None
@@ -270,9 +297,98 @@ async def _list_all_resources(session: Any) -> list[Any]:
     return await list_all_pages(session, "list_resources", "resources")
 
 
+def _config_stdio_allowed() -> bool:
+    return any(
+        os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
+        for name in ("CAIRN_ALLOW_CONFIG_STDIO_MCP_SERVERS", "ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS")
+    )
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StdioServerConfig(_Params):
+    """``mcp.StdioServerParameters`` as YAML: the server's command, args, env and cwd."""
+
+    command: str
+    args: list[str] = []
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+
+    def build(self) -> Any:
+        return mcp_module().StdioServerParameters(**self.model_dump(exclude_none=True))
+
+
+class StdioConnectionConfig(_Params):
+    """``StdioConnectionParams`` as YAML."""
+
+    server_params: StdioServerConfig
+    timeout: float = 5.0
+
+
+class SseConnectionConfig(_Params):
+    """``SseConnectionParams`` as YAML."""
+
+    url: str
+    headers: dict[str, str] | None = None
+    timeout: float = 5.0
+    sse_read_timeout: float = 300.0
+
+
+class StreamableHTTPConnectionConfig(SseConnectionConfig):
+    """``StreamableHTTPConnectionParams`` as YAML."""
+
+    terminate_on_close: bool = True
+
+
+class McpToolsetConfig(BaseToolConfig):
+    """The ``args`` of ``- name: McpToolset`` in an agent config: exactly one of the
+    connection keys, and the toolset's ``tool_filter``, ``tool_name_prefix`` and
+    ``use_mcp_resources``."""
+
+    stdio_server_params: StdioServerConfig | None = None
+    stdio_connection_params: StdioConnectionConfig | None = None
+    sse_connection_params: SseConnectionConfig | None = None
+    streamable_http_connection_params: StreamableHTTPConnectionConfig | None = None
+    tool_filter: list[str] | None = None
+    tool_name_prefix: str | None = None
+    use_mcp_resources: bool = False
+
+    @model_validator(mode="after")
+    def _one_connection(self) -> McpToolsetConfig:
+        given = [
+            self.stdio_server_params,
+            self.stdio_connection_params,
+            self.sse_connection_params,
+            self.streamable_http_connection_params,
+        ]
+        if sum(value is not None for value in given) != 1:
+            raise ValueError(
+                "give exactly one of stdio_server_params, stdio_connection_params, "
+                "sse_connection_params or streamable_http_connection_params"
+            )
+        return self
+
+    def connection_params(self) -> ConnectionParams:
+        """The connection the config describes, as ``McpToolset`` takes it."""
+        if self.stdio_server_params is not None:
+            return StdioConnectionParams(server_params=self.stdio_server_params.build())
+        if self.stdio_connection_params is not None:
+            return StdioConnectionParams(
+                server_params=self.stdio_connection_params.server_params.build(),
+                timeout=self.stdio_connection_params.timeout,
+            )
+        if self.sse_connection_params is not None:
+            return SseConnectionParams(**self.sse_connection_params.model_dump())
+        assert self.streamable_http_connection_params is not None
+        return StreamableHTTPConnectionParams(**self.streamable_http_connection_params.model_dump())
+
+
 __all__ = [
     "McpTool",
     "McpToolset",
+    "McpToolsetConfig",
     "ProgressCallbackFactory",
     "ProgressFnT",
     "SseConnectionParams",

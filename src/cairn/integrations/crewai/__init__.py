@@ -1,5 +1,5 @@
 """ADK's ``google.adk.integrations.crewai`` package: ``CrewaiTool``."""
 
-from cairn.integrations.crewai.crewai_tool import CrewaiTool
+from cairn.integrations.crewai.crewai_tool import CrewaiTool, CrewaiToolConfig
 
-__all__ = ["CrewaiTool"]
+__all__ = ["CrewaiTool", "CrewaiToolConfig"]

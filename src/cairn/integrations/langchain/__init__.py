@@ -1,5 +1,5 @@
 """ADK's ``google.adk.integrations.langchain`` package: ``LangchainTool``."""
 
-from cairn.integrations.langchain.langchain_tool import LangchainTool
+from cairn.integrations.langchain.langchain_tool import LangchainTool, LangchainToolConfig
 
-__all__ = ["LangchainTool"]
+__all__ = ["LangchainTool", "LangchainToolConfig"]
