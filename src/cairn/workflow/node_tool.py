@@ -46,8 +46,8 @@ class NodeTool(BaseTool):
         from cairn.workflow.workflow import Workflow
 
         if isinstance(node, Workflow):
-            target: BaseNode = AgentNode(name=node.name, description=node.description, agent=node)
-            entry = [_start_entries(node)]
+            target: BaseNode = node.as_node()  # its timeout, retries and schemas apply
+            entry = [[target] if node.input_schema is not None else _start_entries(node)]
         elif isinstance(node, BaseNode):
             target, entry = node, [[node]]
         else:

@@ -279,6 +279,10 @@ class ToolNode(BaseNode):
 def convert(value: Any) -> BaseNode | None:
     """The node for an agent or a tool (None for anything else)."""
     if isinstance(value, BaseAgent):
+        as_node = getattr(value, "as_node", None)  # a Workflow: its timeout, retries, schemas
+        if callable(as_node):
+            converted: BaseNode = as_node()
+            return converted
         return AgentNode(name=value.name, description=value.description, agent=value)
     if isinstance(value, BaseTool):
         return ToolNode(name=value.name, description=value.description, tool=value)

@@ -47,7 +47,7 @@ class Replay:
         Every event of an invocation comes after the user message that started it, so the
         scan walks back from the newest event only as far as that message.
         """
-        prefix = workflow_path + "/"
+        prefix = workflow_path + "/" if workflow_path else ""  # "": the root runs
         runs: dict[str, NodeRecord] = {}
         answers: dict[str, Any] = {}
         schemas: dict[str, Any] = {}

@@ -91,6 +91,16 @@ class Workflow(BaseAgent):
     replaces it for that node. A function parameter read from state that the schema does
     not declare is refused when the workflow is built; a write that does not fit fails the
     node with ``StateSchemaError``."""
+    input_schema: type[BaseModel] | None = None
+    """The workflow's input (a user message's text as JSON at the root, the predecessor's
+    output when nested) is checked against it and handed to the first nodes as JSON."""
+    output_schema: type[BaseModel] | None = None
+    """The workflow's output is checked against it (and stored as JSON)."""
+    timeout: float | None = Field(default=None, gt=0)
+    """The whole workflow's run fails with ``NodeTimeoutError`` after this many seconds."""
+    retry_config: RetryConfig | None = None
+    """A failing run of the whole workflow runs again: the nodes that finished are
+    replayed from the log, the others run again."""
 
     @model_validator(mode="before")
     @classmethod
@@ -180,7 +190,36 @@ class Workflow(BaseAgent):
         """The checked graph; None for a workflow without edges (it runs as a no-op)."""
         return self._graph
 
+    def as_node(self) -> AgentNode:
+        """This workflow as a node of an enclosing one: its timeout, retries and schemas are
+        the node's, so the enclosing workflow applies them as it does any node's."""
+        return AgentNode(
+            name=self.name,
+            description=self.description,
+            agent=self,
+            timeout=self.timeout,
+            retry_config=self.retry_config,
+            input_schema=self.input_schema,
+            output_schema=self.output_schema,
+        )
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """A root workflow with a timeout, retries or schemas runs as a node at its own path
+        (``wf@1``), through the code that runs every node; otherwise the graph runs as is."""
+        settings = (self.timeout, self.retry_config, self.input_schema, self.output_schema)
+        if ctx.node_path or all(value is None for value in settings):
+            async with contextlib.aclosing(self._run_graph(ctx)) as events:
+                async for event in events:
+                    yield event
+            return
+        path = f"{self.name}@1"
+        step = _Step(self.as_node(), path, path, ctx.user_content, ctx.branch, [], asyncio.Queue())
+        replay = Replay.scan(ctx.session.events, ctx.invocation_id, "")
+        async with contextlib.aclosing(self._run_node(ctx, step, replay, _Outcome())) as events:
+            async for event in events:
+                yield event
+
+    async def _run_graph(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Schedule nodes as their inputs arrive; ready nodes run concurrently (at most
         ``max_concurrency`` at once). Each event a node yields is committed before that node
         goes on, exactly as for an agent."""
@@ -407,7 +446,7 @@ class Workflow(BaseAgent):
                 if isinstance(error, DynamicNodeFailError):
                     # The child's error event is the record; the node fails with its error.
                     raise error.error from error
-                if outcome.reported:  # written where it happened; it stops this run too
+                if outcome.reported and retry is None:  # written where it happened
                     raise
                 yield Event(
                     author=self.name,
@@ -420,6 +459,7 @@ class Workflow(BaseAgent):
                     await asyncio.sleep(_delay(retry, attempt))
                     attempt += 1
                     outcome.output = outcome.route = outcome.held = None
+                    outcome.reported = False
                     continue
                 if error is raised:
                     raise
@@ -454,6 +494,9 @@ class Workflow(BaseAgent):
                     _conform(node, f"input from {sender!r}", node.input_schema, given)
         elif node.input_schema is not None and not isinstance(node_input, node.input_schema):
             node_input = _conform(node, "input", node.input_schema, node_input)
+        if isinstance(node, AgentNode) and node.input_schema is not None:
+            # a workflow's checked input reaches its first nodes as JSON, as in ADK
+            node_input = node_input.model_dump(mode="json")
         recorded = False  # an event passed on already carries this run's output
         if isinstance(node, FunctionNode):
             items = _call_function(node, node_ctx, node_input)
@@ -559,7 +602,12 @@ class Workflow(BaseAgent):
             outcome.output = outcome.output.model_dump(mode="json")
         if node_ctx.actions.escalate:
             outcome.escalated = True
-        if recorded and outcome.held is None and not _has_actions(node_ctx.actions):
+        if (
+            recorded
+            and outcome.held is None
+            and node.output_schema is None  # else the checked output is the record
+            and not _has_actions(node_ctx.actions)
+        ):
             return
         yield self._output_event(step, outcome, node_ctx.actions)
 
@@ -685,7 +733,9 @@ class Workflow(BaseAgent):
         outputs: list[Any] = []
         recorded = False  # an event of the agent's records the node's output
         task_mode = getattr(agent, "mode", None) == "task"
-        async with contextlib.aclosing(agent.run_async(child)) as events:
+        # A root workflow run as a node (for its timeout or retries) runs its own graph.
+        runs = self._run_graph(child) if agent is self else agent.run_async(child)
+        async with contextlib.aclosing(runs) as events:
             async for event in events:
                 if not event.node_info.path:
                     event.node_info = event.node_info.model_copy(update={"path": path})
@@ -1152,14 +1202,20 @@ def _required_parameters(tool: BaseTool) -> list[str]:
 def _conform(node: BaseNode, what: str, schema: type[BaseModel], value: Any) -> Any:
     """``value`` parsed into ``schema`` (inputs) or checked and dumped to JSON (outputs)."""
     try:
-        parsed = schema.model_validate(value)
+        if isinstance(value, types.Content):  # a user message: its text is the JSON
+            text = "".join(part.text or "" for part in value.parts or ())
+            parsed = schema.model_validate_json(text)
+        else:
+            parsed = schema.model_validate(value)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in issue['loc']) or '(value)'}: {issue['msg']}"
             for issue in error.errors()
         )
+        nested = isinstance(node, AgentNode) and isinstance(node.agent, Workflow)
+        kind = "workflow" if nested else "node"
         raise ValueError(
-            f"the {what} of node {node.name!r} does not match {schema.__name__}: {problems}"
+            f"the {what} of {kind} {node.name!r} does not match {schema.__name__}: {problems}"
         ) from None
     return parsed if what.startswith("input") else parsed.model_dump(mode="json")
 
