@@ -15,7 +15,8 @@ import pytest
 from google.genai import types
 from pydantic import BaseModel
 
-from cairn import Event, InMemoryRunner, Runner, SqliteSessionService
+from cairn import Event, InMemoryRunner, LlmAgent, Runner, SqliteSessionService
+from cairn.testing import Call, ScriptedLlm
 from cairn.workflow import START, NodeTimeoutError, RetryConfig, Workflow
 
 WORKER = Path(__file__).resolve().parent / "settings_worker.py"
@@ -258,6 +259,29 @@ async def test_the_workflow_output_is_checked_and_stored_as_json(make_runner: An
     runner = await make_runner(root)
     with pytest.raises(ValueError, match=r"output of workflow 'wf' does not match Order"):
         await run(runner)
+
+
+async def test_a_workflow_tool_takes_its_input_schema_as_its_arguments(
+    make_runner: Any,
+) -> None:
+    orders = Workflow(
+        name="orders",
+        description="Describes an order.",
+        edges=[(START, describe)],
+        input_schema=Order,
+        timeout=30,
+    )
+    model = ScriptedLlm(script=[Call("orders", id="c1", item="tea", quantity=2), "2 teas"])
+    runner = await make_runner(LlmAgent(name="clerk", model=model, tools=[orders]))
+    events = await run(runner, "two teas")
+    answers = [r.response for e in events for r in e.get_function_responses()]
+    assert answers == [{"result": "2 x tea"}]
+    declared = [
+        d.parameters_json_schema
+        for tool in model.requests[0].config.tools or []
+        for d in tool.function_declarations or []
+    ]
+    assert declared[0]["properties"].keys() == {"item", "quantity"}
 
 
 # -- across processes, on SQLite -----------------------------------------------------------
