@@ -74,7 +74,7 @@ class Context:
         """1 on a node's first attempt, 2 on its first retry, ..."""
         self.resume_inputs = resume_inputs or {}
         """Answers to this node's input requests, by interrupt id (when it reruns on resume)."""
-        self._auth_responses = auth_responses or {}
+        self._auth_responses = auth_responses if auth_responses is not None else {}
         self.callback_info: CallbackInfo | None = None
         """Which callback is running with this context (None outside a callback)."""
         self.run_id = run_id

@@ -29,16 +29,14 @@ import cairn.telemetry as telemetry
 from cairn.agents.callback_chain import notify_tool_cancelled, plugins_then_callbacks
 from cairn.agents.callback_hook import CallbackHook
 from cairn.agents.context import Context
-from cairn.agents.invocation_context import InvocationContext
-from cairn.auth import (
-    AuthConfig,
-    AuthCredential,
-    CredentialError,
-    InvalidCredentialError,
-    accept_auth_response,
-    complete_credential,
-    user_request,
+from cairn.agents.credential_requests import (
+    CredentialAnswer,
+    accept_credential_answer,
+    credential_request_args,
+    obtain_credential,
 )
+from cairn.agents.invocation_context import InvocationContext
+from cairn.auth import AuthConfig, AuthCredential, CredentialError, user_request
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions, ToolConfirmation
 from cairn.events.interrupts import (
@@ -66,16 +64,6 @@ logger = logging.getLogger(__name__)
 
 _PENDING = object()
 """A call with no result yet: no function response is sent for it."""
-
-
-@dataclasses.dataclass
-class CredentialAnswer:
-    """A user's answer to a credential request, merged into the request (no tool secrets)."""
-
-    config: AuthConfig
-    whole: bool
-    """The answer as the user sent it (this process got it); False: as stored, its secrets
-    (an API key, tokens) left out."""
 
 
 @dataclasses.dataclass
@@ -572,53 +560,27 @@ async def settle(
 def _accept_answer(
     ctx: InvocationContext, interrupt: Interrupt, stored: Any
 ) -> CredentialAnswer | dict[str, Any]:
-    """The user's answer merged into the request it answers (the whole answer if this
-    process received it, else the stored one), or an error result for the model."""
-    whole = ctx.credential_answers.get(interrupt.id)
-    requested = AuthConfig.model_validate(interrupt.args.get("authConfig") or {})
+    """The user's answer merged into the request it answers, or an error result for the
+    model (``cairn.agents.credential_requests``)."""
     try:
-        answered = accept_auth_response(requested, whole if whole is not None else stored)
+        return accept_credential_answer(ctx, interrupt.id, interrupt.args, stored)
     except CredentialError as error:
         return {"error": f"the credential could not be obtained: {error}"}
-    return CredentialAnswer(answered, whole is not None)
 
 
 async def _obtain_credential(
     ctx: InvocationContext, answer: CredentialAnswer, tool_config: AuthConfig
 ) -> AuthCredential | dict[str, Any] | None:
-    """The credential ``answer`` leads to with the tool's own client (an OAuth2 code
-    exchanged for tokens), saved; an error result for the model if that failed; None if
-    the answer lacks a secret it had before it was stored (the user is asked again)."""
-    config = answer.config.model_copy(
-        update={"raw_auth_credential": tool_config.raw_auth_credential}
-    )
+    """The credential ``answer`` leads to with the tool's own client, saved; an error result
+    for the model if that failed; None if the user is to be asked again."""
     try:
-        credential = await complete_credential(config)
-    except InvalidCredentialError as error:
-        if not answer.whole:
-            logger.info("the stored answer for %r lacks its secret: asking again", config.key)
-            return None
-        return {"error": f"the credential could not be obtained: {error}"}
+        return await obtain_credential(ctx, answer, tool_config)
     except CredentialError as error:
         return {"error": f"the credential could not be obtained: {error}"}
-    if ctx.credential_service is not None:
-        completed = config.model_copy(update={"exchanged_auth_credential": credential})
-        await ctx.credential_service.save_credential(completed, Context(ctx))
-    return credential
 
 
 def _credential_request(call: types.FunctionCall, asked: AuthConfig) -> dict[str, Any]:
-    """The arguments of a credential request: ADK's (functionCallId, authConfig) and a
-    message; ``asked`` is what the user is shown (``cairn.auth.user_request``)."""
-    where = ""
-    oauth2 = asked.exchanged_auth_credential.oauth2 if asked.exchanged_auth_credential else None
-    if oauth2 is not None and oauth2.auth_uri:
-        where = f" Send the user to {oauth2.auth_uri} and answer with the URL it redirects to."
-    return {
-        "functionCallId": call.id,
-        "authConfig": asked.model_dump(by_alias=True, exclude_none=True, mode="json"),
-        "message": f"The call {call.name}(...) needs a credential ({asked.key}).{where}",
-    }
+    return credential_request_args(call.id or "", f"The call {call.name}(...)", asked)
 
 
 def _auth_config(config: Any) -> AuthConfig:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from cairn.agents.base_agent import BaseAgent
+from cairn.auth import AuthConfig
 from cairn.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
@@ -148,14 +149,21 @@ class FunctionNode(BaseNode):
     run's arguments, ``ctx``, ``node_input`` or state keys, by name, saying when to ask).
     Needs ``rerun_on_resume=True`` (``node(...)`` sets it): the node runs again on the
     answer, and a rejection is its output ``{"error": "This tool call is rejected."}``."""
+    auth_config: AuthConfig | None = None
+    """The credential the function needs before it runs: one saved in the credential
+    service is used, else the user is asked (an ``adk_request_credential`` call, as a
+    tool's request) and the node runs again on the answer. The function reads it with
+    ``ctx.get_auth_response(auth_config)``. Needs ``rerun_on_resume=True`` (``node(...)``
+    sets it)."""
 
     @model_validator(mode="after")
     def _confirmation_reruns(self) -> FunctionNode:
-        if self.require_confirmation and not self.rerun_on_resume:
-            raise ValueError(
-                f"node {self.name!r} has require_confirmation but rerun_on_resume=False; it "
-                "runs again once approved, so set rerun_on_resume=True (node(...) does)"
-            )
+        for setting in ("require_confirmation", "auth_config"):
+            if getattr(self, setting) and not self.rerun_on_resume:
+                raise ValueError(
+                    f"node {self.name!r} has {setting} but rerun_on_resume=False; it runs "
+                    "again once answered, so set rerun_on_resume=True (node(...) does)"
+                )
         return self
 
     @model_validator(mode="before")
@@ -338,6 +346,16 @@ def node(func: Any = None, /, **settings: Any) -> BaseNode | Callable[[Any], Bas
 
 def _build(target: Any, settings: dict[str, Any]) -> BaseNode:
     given = {key: value for key, value in settings.items() if value is not None}
+    if "auth_config" in given:
+        if isinstance(target, FunctionNode):
+            given.setdefault("rerun_on_resume", True)  # it runs again once answered
+            return FunctionNode.model_validate({**dict(target), **given})
+        if isinstance(target, BaseNode) or convert(target) is not None or not callable(target):
+            raise TypeError(
+                f"node(..., auth_config=...) takes a function; got {type(target).__name__}. "
+                "Wrap what it runs in a function (a tool asks for its own credential with "
+                "ctx.request_credential) to gate it"
+            )
     if isinstance(target, BaseNode):
         return target.model_copy(update=given) if given else target
     converted = convert(target)
@@ -347,8 +365,8 @@ def _build(target: Any, settings: dict[str, Any]) -> BaseNode:
         raise TypeError(
             f"node() takes a function, a node, an agent or a tool; got {type(target).__name__}"
         )
-    if given.get("require_confirmation"):
-        given.setdefault("rerun_on_resume", True)  # it runs again once approved
+    if given.get("require_confirmation") or given.get("auth_config"):
+        given.setdefault("rerun_on_resume", True)  # it runs again once answered
     given.setdefault("name", getattr(target, "__name__", "node"))
     given.setdefault("description", (target.__doc__ or "").strip())
     return FunctionNode(func=target, **given)

@@ -25,6 +25,7 @@ from pydantic import (
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.context import Context
 from cairn.agents.invocation_context import InvocationContext
+from cairn.auth import AuthCredential
 from cairn.events.event import Event
 from cairn.events.event_actions import EventActions, ToolConfirmation
 from cairn.events.interrupts import (
@@ -42,6 +43,7 @@ from cairn.user_code import call_user_code, iterate_in_thread
 from cairn.workflow.errors import DynamicNodeFailError, NodeInterruptedError, NodeTimeoutError
 from cairn.workflow.graph import Graph, as_node, build_graph
 from cairn.workflow.join_node import JoinNode
+from cairn.workflow.node_auth import node_credential
 from cairn.workflow.nodes import (
     DEFAULT_ROUTE,
     START_NAME,
@@ -417,18 +419,22 @@ class Workflow(BaseAgent):
             # Each attempt counts its dynamic children from 1 again: a retry (or a rerun on
             # resume) gets the same paths, so the children that finished are not run again.
             dynamic = _DynamicRuns(self, ctx, step)
+            credentials: dict[str, AuthCredential] = {}  # a function node's auth_config's
             node_ctx = Context(
                 dataclasses.replace(ctx, node_path=path, branch=step.branch, node_input=None),
                 node_path=path,
                 attempt_count=attempt,
                 resume_inputs=resume_inputs,
+                auth_responses=credentials,
                 node_runner=dynamic,
             )
             timer = asyncio.timeout(node.timeout)
             try:
                 async with (
                     contextlib.aclosing(
-                        self._node_events(ctx, step, node_ctx, outcome, dynamic, record is not None)
+                        self._node_events(
+                            ctx, step, node_ctx, outcome, dynamic, record is not None, credentials
+                        )
                     ) as events,
                     timer,
                 ):
@@ -479,6 +485,7 @@ class Workflow(BaseAgent):
         outcome: _Outcome,
         dynamic: _DynamicRuns,
         resuming: bool = False,
+        credentials: dict[str, AuthCredential] | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one node; set ``outcome``; yield the events it produced (path and author set),
         ending with its output event (unless it waits for input).
@@ -499,7 +506,7 @@ class Workflow(BaseAgent):
             node_input = node_input.model_dump(mode="json")
         recorded = False  # an event passed on already carries this run's output
         if isinstance(node, FunctionNode):
-            items = _call_function(node, node_ctx, node_input)
+            items = _call_function(node, node_ctx, node_input, credentials)
         elif isinstance(node, AgentNode):
             items = self._run_agent(ctx, step, node, node_input, outcome, resuming)
         elif isinstance(node, ToolNode):
@@ -1058,7 +1065,14 @@ def _input_request(author: str, step: _Step, request: RequestInput, ctx: Context
     )
 
 
-async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> AsyncIterator[Any]:
+async def _call_function(
+    node: FunctionNode,
+    ctx: Context,
+    node_input: Any,
+    credentials: dict[str, AuthCredential] | None = None,
+) -> AsyncIterator[Any]:
+    """Run a function node: its approval first, then its credential (``node_auth``), as
+    ADK; ``credentials`` are what its ``ctx.get_auth_response`` reads."""
     kwargs = _bind(node, ctx, node_input)
     if node.require_confirmation:
         asked = confirmation_interrupt_id(ctx.node_path)
@@ -1077,6 +1091,13 @@ async def _call_function(node: FunctionNode, ctx: Context, node_input: Any) -> A
                 response_schema=ToolConfirmation.model_json_schema(),
             )
             return
+    if node.auth_config is not None:
+        credential = await node_credential(ctx, node.name, node.auth_config)
+        if isinstance(credential, Event):
+            yield credential  # the node waits for the user's answer
+            return
+        if credentials is not None:
+            credentials[node.auth_config.key] = credential
     result = await call_user_code(node.func, **kwargs)
     if inspect.isasyncgen(result):
         async for item in result:
