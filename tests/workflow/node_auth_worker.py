@@ -100,17 +100,24 @@ def runner_for(store: BaseSessionService, kind: str, base_url: str) -> Runner:
 
 
 async def run_step(runner: Runner, step: dict[str, Any]) -> dict[str, Any]:
-    """``{"say": text}`` or ``{"answer": [interrupt id, response]}``: the outputs, the
-    credential requests (id and args) and the error (its class name and message)."""
+    """``{"say": text}``, ``{"answer": [interrupt id, response]}`` or ``{"continue": id}``
+    (an invocation its process left): the outputs, the credential requests (id and args)
+    and the error (its class name and message)."""
+    message: types.Content | None = None
     if "say" in step:
         message = types.Content(role="user", parts=[types.Part(text=step["say"])])
-    else:
+    elif "answer" in step:
         call_id, response = step["answer"]
         reply = types.FunctionResponse(id=call_id, name="adk_request_credential", response=response)
         message = types.Content(role="user", parts=[types.Part(function_response=reply)])
     outcome: dict[str, Any] = {"outputs": [], "requests": [], "error": None}
     try:
-        async for event in runner.run_async(user_id=USER, session_id=SESSION, new_message=message):
+        async for event in runner.run_async(
+            user_id=USER,
+            session_id=SESSION,
+            new_message=message,
+            invocation_id=step.get("continue"),
+        ):
             if event.output is not None and event.node_info.path.startswith("calendar@1/"):
                 outcome["outputs"].append(event.output)
             for call in event.get_function_calls():
