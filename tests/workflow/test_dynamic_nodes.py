@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.genai import types
+from tests.support.workflow_runners import SESSION, STORES, USER, answer, run, runner_on, said
 
-from cairn import Event, InMemoryRunner, Runner, SqliteSessionService
+from cairn import Event, InMemoryRunner, Runner
 from cairn.workflow import (
     START,
     DynamicNodeFailError,
@@ -28,40 +28,17 @@ from cairn.workflow import (
 
 WORKER = Path(__file__).resolve().parent / "dynamic_worker.py"
 ROOT = Path(__file__).resolve().parents[2]
-APP, USER, SESSION = "dyn", "u", "s"
+APP = "dyn"
 ran: collections.Counter[str] = collections.Counter()
 
 
-def said(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-def answer(interrupt_id: str, value: Any) -> types.Content:
-    response = types.FunctionResponse(
-        id=interrupt_id, name="adk_request_input", response={"result": value}
-    )
-    return types.Content(role="user", parts=[types.Part(function_response=response)])
-
-
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=STORES)
 def make_runner(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     async def make(workflow: Workflow) -> Runner:
         ran.clear()
-        if request.param == "memory":
-            runner: Runner = InMemoryRunner(agent=workflow, app_name=APP)
-        else:
-            service = SqliteSessionService(str(tmp_path / f"{workflow.name}.db"))
-            runner = Runner(app_name=APP, agent=workflow, session_service=service)
-        await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-        return runner
+        return await runner_on(request.param, workflow, APP, tmp_path)
 
     return make
-
-
-async def run(runner: Runner, message: types.Content) -> list[Event]:
-    return [
-        e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)
-    ]
 
 
 def double(node_input: int) -> int:

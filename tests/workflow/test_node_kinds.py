@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from google.genai import types
 from pydantic import BaseModel
+from tests.support.workflow_runners import SESSION, STORES, USER, answer, run, runner_on, said
 
-from cairn import Event, InMemoryRunner, LlmAgent, Runner, SqliteSessionService
+from cairn import Event, LlmAgent, Runner
 from cairn.sessions import StateSchemaError
 from cairn.testing import Call, ScriptedLlm
 from cairn.tools import FunctionTool, request_input
@@ -31,38 +32,17 @@ from cairn.workflow import (
 )
 from cairn.workflow.node_tool import NodeTool
 
-APP, USER, SESSION = "kinds", "u", "s"
+APP = "kinds"
 ran: collections.Counter[str] = collections.Counter()
 
 
-def said(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-def answer(call_id: str, value: Any, name: str = "adk_request_input") -> types.Content:
-    response = types.FunctionResponse(id=call_id, name=name, response={"result": value})
-    return types.Content(role="user", parts=[types.Part(function_response=response)])
-
-
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=STORES)
 def make_runner(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     async def make(agent: Any) -> Runner:
         ran.clear()
-        if request.param == "memory":
-            runner: Runner = InMemoryRunner(agent=agent, app_name=APP)
-        else:
-            service = SqliteSessionService(str(tmp_path / f"{agent.name}.db"))
-            runner = Runner(app_name=APP, agent=agent, session_service=service)
-        await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-        return runner
+        return await runner_on(request.param, agent, APP, tmp_path)
 
     return make
-
-
-async def run(runner: Runner, message: types.Content) -> list[Event]:
-    return [
-        e async for e in runner.run_async(user_id=USER, session_id=SESSION, new_message=message)
-    ]
 
 
 def responses(events: list[Event]) -> dict[str, Any]:

@@ -12,16 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.genai import types
 from pydantic import BaseModel
+from tests.support.workflow_runners import SESSION, STORES, USER, runner_on, said
 
-from cairn import Event, InMemoryRunner, LlmAgent, Runner, SqliteSessionService
+from cairn import Event, LlmAgent, Runner
 from cairn.testing import Call, ScriptedLlm
 from cairn.workflow import START, NodeTimeoutError, RetryConfig, Workflow
 
 WORKER = Path(__file__).resolve().parent / "settings_worker.py"
 ROOT = Path(__file__).resolve().parents[2]
-APP, USER, SESSION = "settings", "u", "s"
+APP = "settings"
 ran: collections.Counter[str] = collections.Counter()
 NO_WAIT = {"initial_delay": 0, "jitter": 0}
 
@@ -31,21 +31,11 @@ class Order(BaseModel):
     quantity: int
 
 
-def said(text: str) -> types.Content:
-    return types.Content(role="user", parts=[types.Part(text=text)])
-
-
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=STORES)
 def make_runner(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     async def make(workflow: Workflow) -> Runner:
         ran.clear()
-        if request.param == "memory":
-            runner: Runner = InMemoryRunner(agent=workflow, app_name=APP)
-        else:
-            service = SqliteSessionService(str(tmp_path / f"{workflow.name}.db"))
-            runner = Runner(app_name=APP, agent=workflow, session_service=service)
-        await runner.session_service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
-        return runner
+        return await runner_on(request.param, workflow, APP, tmp_path)
 
     return make
 
