@@ -9,8 +9,10 @@ run again. Printed per store, as medians over several sessions, with their ratio
 target is flat: within 1.5x):
 
 1. in the paused invocation: resume after 10 vs after 200 dynamic runs of that invocation,
-   and how much of each the store's read of the session takes (the resumed node must read
-   every child's record, so that part grows with N);
+   in the Runner that ran them (it keeps the events it committed, so it reads only the
+   answer; each child's record is found in the invocation's log indexed by node path), and
+   what a read of the whole session costs a process that must read it first (the resumed
+   node needs every child's record, so that part grows with N);
 2. in the session's history: a 10-run invocation resumed when earlier invocations of the
    session already made 10 vs 200 dynamic runs (those are never read again).
 """

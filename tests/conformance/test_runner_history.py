@@ -58,3 +58,41 @@ async def test_every_invocation_sees_the_whole_stored_history(store: BaseSession
     await _turn(runner_a)
     assert first.seen[-1] == (await _stored_ids(store))[:-1]
     assert len(first.seen[-1]) == 4 * 2 + 1
+
+
+class RecordWriter(BaseAgent):
+    """Records the events it was given as JSON, then writes one a read cannot give back as
+    is: a tuple output (JSON has lists), a ``temp:`` key (never stored)."""
+
+    seen: list[list[str]] = []
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        self.seen.append([e.to_json() for e in ctx.session.events])
+        yield Event(
+            content=types.Content(role="model", parts=[types.Part(text="ok")]),
+            output=(1, "two"),
+            state={"temp:scratch": 1, "kept": [1, 2]},
+        )
+
+
+async def test_a_runner_sees_its_own_events_as_the_store_returns_them(
+    store: BaseSessionService,
+) -> None:
+    writer = RecordWriter(name="writer", seen=[])
+    runner = Runner(app_name=APP, agent=writer, session_service=store)
+    await store.create_session(app_name=APP, user_id=USER, session_id="s")
+    message = types.Content(role="user", parts=[types.Part(text="hi")])
+    async for event in runner.run_async(user_id=USER, session_id="s", new_message=message):
+        if event.author == "writer":
+            # The caller keeps what the invocation wrote (temp: key included) and may change
+            # its copy; neither reaches what the next turn reads.
+            assert event.actions.state_delta["temp:scratch"] == 1
+            event.output = "changed by the caller"
+            event.actions.state_delta["kept"].append(3)
+    await _turn(runner)
+    stored = await store.get_session(app_name=APP, user_id=USER, session_id="s")
+    assert stored is not None
+    assert writer.seen[-1] == [e.to_json() for e in stored.events][:-1]
+    written = Event.from_json(writer.seen[-1][1])
+    assert written.output == [1, "two"]
+    assert written.actions.state_delta == {"kept": [1, 2]}

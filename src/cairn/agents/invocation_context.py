@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from google.genai import types
 
 from cairn.agents.run_config import RunConfig
+from cairn.events.invocation_log import InvocationLog
 from cairn.models.context_cache_config import ContextCacheConfig
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.session import Session
@@ -96,6 +97,8 @@ class InvocationFlags:
     agent_tool_branches: set[str] = dataclasses.field(default_factory=set)
     """Branches on which an ``AgentTool``'s agent runs in this invocation: their events are
     committed to the log but not shown to the invocation's caller (see ``shows_caller``)."""
+    log: InvocationLog | None = None
+    """The invocation's events indexed by node path (``InvocationContext.invocation_log``)."""
 
     def shows_caller(self, event: Event) -> bool:
         """Whether the caller of ``run_async`` is given ``event``.
@@ -204,6 +207,14 @@ class InvocationContext:
     @property
     def user_id(self) -> str:
         return self.session.user_id
+
+    def invocation_log(self) -> InvocationLog:
+        """This invocation's events in ``session.events``, indexed by workflow node path; read
+        once, then only what was appended since (shared by every view of the invocation)."""
+        log = self.flags.log
+        if log is None or log.invocation_id != self.invocation_id:
+            log = self.flags.log = InvocationLog(self.invocation_id)
+        return log.update(self.session.events)
 
     def for_agent(self, agent: BaseAgent) -> InvocationContext:
         """This context with ``agent`` as the running agent (same session and invocation)."""

@@ -10,6 +10,7 @@ from cairn.events.event import Event
 from cairn.events.rewind import is_rewind, live_events
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.scopes import stored_form
 from cairn.sessions.session import Session
 
 _SessionKey = tuple[str, str, str]
@@ -46,6 +47,10 @@ class HistoryCache:
 
     The session comes back with its *live* events, those no rewind took back
     (``log=True``: every event loaded, rewound ones included).
+
+    ``remember`` takes in an event this Runner has just appended, as a read would
+    return it (parsed from its stored JSON), so the next turn or resume in this
+    process reads only what others appended since.
     """
 
     def __init__(self, capacity: int = 256) -> None:
@@ -75,6 +80,24 @@ class HistoryCache:
             self._entries.popitem(last=False)
         events = list(entry.events) if log else self._live_view(entry)
         return head.model_copy(update={"events": events})
+
+    def remember(self, session: Session, event: Event) -> None:
+        """Add ``event``, just appended to ``session``, to the session's cached history.
+
+        Only when it is the very next event after the cached ones (the append made the
+        revision one higher); anything else (a duplicate append that stored nothing,
+        someone else's append in between) is left for the next ``load`` to read.
+        """
+        key = (session.app_name, session.user_id, session.id)
+        entry = self._entries.get(key)
+        if entry is None or session.revision != entry.revision + 1:
+            return
+        if entry.offset + len(entry.events) != entry.revision:
+            return
+        # What the store returns for it: the stored form, through its JSON (an output
+        # tuple comes back a list, a model a dict), never an object the caller holds.
+        entry.events.append(Event.model_validate_json(stored_form(event).to_json()))
+        entry.revision = session.revision
 
     async def _read(
         self, service: BaseSessionService, key: _SessionKey, complete: bool

@@ -395,7 +395,7 @@ class Runner:
             if continuing:  # the invocation's own request stays its input
                 ctx.user_content = _first_request(session.events, invocation_id)
             if user_event is not None:
-                await self.session_service.append_event(session, user_event)
+                await self._append(session, user_event)
                 if yield_user_message:
                     yield user_event
             ctx.agent, ctx.branch = self._agent_to_run(session)
@@ -426,7 +426,7 @@ class Runner:
             summarizer = LlmEventSummarizer(self.agent.canonical_model)
         event = await compact(config, summarizer, ctx.session.events)
         if event is not None:
-            await self.session_service.append_event(ctx.session, event)
+            await self._append(ctx.session, event)
 
     async def rewind_async(
         self,
@@ -471,7 +471,7 @@ class Runner:
                 invocation_id=invocation_id,
                 artifact_service=self.artifact_service,
             )
-            return await self.session_service.append_event(session, event)
+            return await self._append(session, event)
 
     async def edit_message_async(
         self,
@@ -651,8 +651,14 @@ class Runner:
         )
         event = replaced if replaced is not None else event
         if not event.partial:
-            await self.session_service.append_event(ctx.session, event)
+            await self._append(ctx.session, event)
         return event
+
+    async def _append(self, session: Session, event: Event) -> Event:
+        """Store ``event`` (``append_event``) and keep it in this Runner's cached history."""
+        appended = await self.session_service.append_event(session, event)
+        self._history.remember(session, appended)
+        return appended
 
     def run(
         self,

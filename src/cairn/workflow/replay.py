@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cairn.events.event import Event
-from cairn.events.interrupts import starts_invocation
+from cairn.events.invocation_log import InvocationLog
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION
+
+if TYPE_CHECKING:
+    from cairn.agents.invocation_context import InvocationContext
 
 
 @dataclasses.dataclass
@@ -31,59 +34,55 @@ class NodeRecord:
     terminal nodes), in log order."""
 
 
-@dataclasses.dataclass
 class Replay:
-    """Node runs of one workflow run, and the answers given to its input requests."""
+    """Node runs of one workflow run (the children of ``workflow_path``) and the answers
+    given to its input requests, as the invocation's log stood when it was made.
 
-    runs: dict[str, NodeRecord]
-    answers: dict[str, Any]
-    schemas: dict[str, Any] = dataclasses.field(default_factory=dict)
-    """Interrupt id -> the JSON schema its answer must match (if the request gave one)."""
+    Records are read from the invocation's indexed log (``InvocationLog``) when first
+    asked for, so a lookup costs what that run wrote.
+    """
+
+    def __init__(self, log: InvocationLog, workflow_path: str) -> None:
+        self._log = log
+        self._prefix = workflow_path + "/" if workflow_path else ""  # "": the root runs
+        self._before = len(log.events)
+        self._runs: dict[str, NodeRecord | None] = {}
+        self.answers: dict[str, Any] = log.answers(self._before)
+        self.schemas: dict[str, Any] = log.schemas
+        """Interrupt id -> the JSON schema its answer must match (if the request gave one)."""
+
+    @classmethod
+    def of(cls, ctx: InvocationContext, workflow_path: str) -> Replay:
+        """The runs under ``workflow_path`` in ``ctx``'s invocation, as the log is now."""
+        return cls(ctx.invocation_log(), workflow_path)
 
     @classmethod
     def scan(cls, events: Sequence[Event], invocation_id: str, workflow_path: str) -> Replay:
-        """Read only this invocation's events under ``workflow_path``.
+        """The runs under ``workflow_path`` in invocation ``invocation_id`` of ``events``."""
+        return cls(InvocationLog(invocation_id).update(events), workflow_path)
 
-        Every event of an invocation comes after the user message that started it, so the
-        scan walks back from the newest event only as far as that message.
-        """
-        prefix = workflow_path + "/" if workflow_path else ""  # "": the root runs
-        runs: dict[str, NodeRecord] = {}
-        answers: dict[str, Any] = {}
-        schemas: dict[str, Any] = {}
-        mine: list[Event] = []
-        for event in reversed(events):
-            if event.invocation_id != invocation_id:
-                continue
-            mine.append(event)
-            if starts_invocation(event):
-                break
-        for event in reversed(mine):
-            has_content = event.content is not None
-            if has_content:
-                for response in event.get_function_responses():
-                    if response.id:
-                        answers[response.id] = response.response
-            node_info = event.node_info
-            path = node_info.path
-            for target in node_info.output_for or ():
-                child = _child(target, prefix)
-                if child is None:
-                    continue
-                record = runs.get(child) or runs.setdefault(child, NodeRecord())
+    def run(self, name: str) -> NodeRecord | None:
+        """What the log recorded of the run ``name`` (``node@n``); None if nothing."""
+        if name not in self._runs:
+            self._runs[name] = self._read(self._prefix + name)
+        return self._runs[name]
+
+    def _read(self, path: str) -> NodeRecord | None:
+        before = self._before
+        entries = self._log.at(path, before)
+        started = self._log.started(path, before)
+        if not started and not entries:
+            return None
+        record = NodeRecord(started=started)
+        for event, own in entries:
+            if not own:  # the event names this run in output_for
                 record.outputs.append(event.output)
-                if target == path:  # the node's own output event: it finished
+                if event.node_info.path == path:  # the node's own output event: it finished
                     record.completed = True
                     record.output = event.output
                     record.route = event.actions.route
                     record.escalated = record.escalated or bool(event.actions.escalate)
-            if not path.startswith(prefix):
                 continue
-            child = path[len(prefix) :].split("/", 1)[0]
-            record = runs.get(child) or runs.setdefault(child, NodeRecord())
-            record.started = True
-            if path != prefix + child:
-                continue  # deeper: a nested workflow reads its own
             if event.actions.escalate:
                 record.escalated = True
             if event.actions.end_of_agent and event.content is None:
@@ -100,21 +99,9 @@ class Replay:
             waiting_on = event.long_running_tool_ids or set()
             if waiting_on and event.actions.route is not None and not record.completed:
                 record.route = event.actions.route  # picked before the node paused
-            for call in event.get_function_calls() if has_content else ():
+            for call in event.get_function_calls() if event.content is not None else ():
                 if call.name != REQUEST_INPUT_FUNCTION and call.id and call.id in waiting_on:
                     record.calls.append(call.id)
                 if call.name == REQUEST_INPUT_FUNCTION and call.id:
                     record.interrupts.append(call.id)
-                    args = call.args or {}
-                    schema = args.get("response_schema", args.get("responseSchema"))
-                    if schema is not None:
-                        schemas[call.id] = schema
-        return cls(runs=runs, answers=answers, schemas=schemas)
-
-
-def _child(target: str, prefix: str) -> str | None:
-    """The direct child run ``target`` names under ``prefix``, or None."""
-    if not target.startswith(prefix):
-        return None
-    rest = target[len(prefix) :]
-    return None if "/" in rest or not rest else rest
+        return record

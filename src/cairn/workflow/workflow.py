@@ -164,7 +164,7 @@ class Workflow(BaseAgent):
         channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         parent, _, run = path.rpartition("/")
         step = _Step(node, run, path, node_input, branch, [], channel)
-        replay = Replay.scan(ctx.session.events, ctx.invocation_id, parent)
+        replay = Replay.of(ctx, parent)
         outcome = _Outcome()
 
         async def one() -> None:
@@ -216,7 +216,7 @@ class Workflow(BaseAgent):
             return
         path = f"{self.name}@1"
         step = _Step(self.as_node(), path, path, ctx.user_content, ctx.branch, [], asyncio.Queue())
-        replay = Replay.scan(ctx.session.events, ctx.invocation_id, "")
+        replay = Replay.of(ctx, "")
         async with contextlib.aclosing(self._run_node(ctx, step, replay, _Outcome())) as events:
             async for event in events:
                 yield event
@@ -231,7 +231,7 @@ class Workflow(BaseAgent):
             if ctx.node_path:  # the enclosing workflow reads this run's end from the log
                 yield self._end_marker(ctx, my_path)
             return
-        replay = Replay.scan(ctx.session.events, ctx.invocation_id, my_path)
+        replay = Replay.of(ctx, my_path)
         pending: collections.deque[_Trigger] = collections.deque()
         first_input = ctx.node_input if ctx.node_input is not None else ctx.user_content
         start_edges = graph.successors(START_NAME)
@@ -372,7 +372,7 @@ class Workflow(BaseAgent):
         outcome: _Outcome,
     ) -> AsyncGenerator[Event, None]:
         node, path = step.node, step.path
-        record = replay.runs.get(step.run)
+        record = replay.run(step.run)
         if record is not None and not record.completed and record.outputs:
             nested = isinstance(node, AgentNode) and isinstance(node.agent, Workflow)
             if not nested:  # a child it ran with use_as_output recorded its output
@@ -655,7 +655,7 @@ class Workflow(BaseAgent):
                 f"parallel node {parent.node.name!r} needs a list input (one run per item); "
                 f"got {type(node_input).__name__}"
             )
-        replay = Replay.scan(ctx.session.events, ctx.invocation_id, path)
+        replay = Replay.of(ctx, path)
         outcomes = [_Outcome() for _ in node_input]
         channel: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         slots = asyncio.Semaphore(max_workers or len(node_input) or 1)
@@ -781,6 +781,8 @@ class _DynamicRuns:
         self._parent = parent
         self._counts: collections.Counter[str] = collections.Counter()
         self._replay: Replay | None = None
+        self._nodes: dict[int, tuple[Any, BaseNode]] = {}
+        """The nodes this attempt's calls named, by the id of what was passed."""
         self._finished: dict[str, Any] = {}
         """Output by run, of the children this attempt ran or replayed (a second call with
         the same ``run_id`` gets the first one's output)."""
@@ -809,7 +811,10 @@ class _DynamicRuns:
                 "input, and the node then runs again on the answer to get its output), e.g. "
                 "@node(rerun_on_resume=True)"
             )
-        child = self._workflow.dynamic_node(node)
+        known = self._nodes.get(id(node))
+        if known is None or known[0] is not node:
+            known = self._nodes[id(node)] = (node, self._workflow.dynamic_node(node))
+        child = known[1]
         if run_id is None:
             self._counts[child.name] += 1
             run_id = str(self._counts[child.name])
@@ -848,6 +853,13 @@ class _DynamicRuns:
         override_branch: str | None,
     ) -> Any:
         parent = self._parent
+        if self._replay is None:
+            self._replay = Replay.of(self._ctx, parent.path)
+        record = self._replay.run(run)
+        if record is not None and record.completed and not self._ctx.is_resumable:
+            # Finished before (the common case on resume): its recorded output, at once.
+            self._finished[run] = record.output
+            return record.output
         assert parent.channel is not None
         branch = override_branch if override_branch is not None else parent.branch
         if use_sub_branch:
@@ -861,14 +873,6 @@ class _DynamicRuns:
             output_for=[parent.path, *parent.output_for] if use_as_output else [],
             channel=parent.channel,
         )
-        if self._replay is None:
-            events = self._ctx.session.events
-            self._replay = Replay.scan(events, self._ctx.invocation_id, parent.path)
-        record = self._replay.runs.get(run)
-        if record is not None and record.completed and not self._ctx.is_resumable:
-            # Finished before (the common case on resume): its recorded output, at once.
-            self._finished[run] = record.output
-            return record.output
         outcome = _Outcome()
         try:
             await _forward(
