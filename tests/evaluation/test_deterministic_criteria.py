@@ -3,6 +3,8 @@ ADK's pass/fail rules, and the metric registry that finds their evaluators by na
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -341,3 +343,54 @@ def test_registered_evaluators_are_built_per_metric_and_forks_are_isolated() -> 
         registry.get_evaluator(EvalMetric(metric_name="fork_only", threshold=0.1))
     with pytest.raises(UnknownMetricError):
         MetricEvaluatorRegistry().get_evaluator(metric)  # not in a new registry either
+
+
+# --- against google-adk itself --------------------------------------------------------------
+
+ADK_PYTHON = Path(__file__).resolve().parents[2] / "bench" / ".peers" / "adk" / "bin" / "python"
+
+
+def test_adks_trajectory_evaluator_gives_the_same_scores() -> None:
+    if not ADK_PYTHON.exists():
+        pytest.skip(f"google-adk's venv is missing ({ADK_PYTHON}); make it with bench/peers.py")
+    requests, ours = [], []
+    for match_type in MatchType:
+        for ignore_args in (False, True):
+            criterion = {
+                "threshold": 0.5,
+                "match_type": match_type.name,
+                "ignore_args": ignore_args,
+            }
+            actual = [turn(*calls) for _, calls, *_ in CASES] + [recorded(B, A)]
+            expected = [EXPECTED] * len(actual)
+            requests.append(
+                {
+                    "criterion": criterion,
+                    "actual": [i.model_dump(mode="json", exclude_none=True) for i in actual],
+                    "expected": [i.model_dump(mode="json", exclude_none=True) for i in expected],
+                }
+            )
+            evaluator = TrajectoryEvaluator(
+                eval_metric=EvalMetric(
+                    metric_name="tool_trajectory_avg_score",
+                    criterion=ToolTrajectoryCriterion.model_validate(criterion),
+                )
+            )
+            result = evaluator.evaluate_invocations(actual, expected)
+            ours.append(
+                {
+                    "scores": [r.score for r in result.per_invocation_results],
+                    "overall": result.overall_score,
+                    "status": result.overall_eval_status.name,
+                }
+            )
+    done = subprocess.run(
+        [str(ADK_PYTHON), str(Path(__file__).with_name("adk_trajectory.py"))],
+        input=json.dumps(requests),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ours

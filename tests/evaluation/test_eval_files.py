@@ -188,9 +188,14 @@ def test_the_older_list_of_cases_format_loads_too(tmp_path: Path) -> None:
         ('{"eval_cases": []}', "eval_set_id"),
         (
             '[{"query": "hi", "expected_tool_use": [{"tool_input": {}}]}]',
-            "[0].data[0].expected_tool_use[0].tool_name",
+            "[0].expected_tool_use[0].tool_name",
         ),
-        ('[{"reference": "no query"}]', "[0].data[0].query"),
+        ('[{"reference": "no query"}]', "[0].query"),
+        (
+            '[{"name": "c", "data": [{"query": "q", "expected_tool_use": [{"tool_name": "t", '
+            '"tool_input": "x=1"}]}]}]',
+            "[0].data[0].expected_tool_use[0].tool_input",
+        ),
     ],
 )
 def test_a_malformed_eval_set_file_names_the_file_and_the_field(
@@ -440,3 +445,39 @@ def test_adk_reads_the_eval_config_as_cairn_does() -> None:
         assert adk_dump("EvalConfig", text, by_alias=by_alias, exclude_none=True) == json.loads(
             text
         )
+
+
+def test_adk_reads_a_scenario_case_with_a_persona_as_cairn_writes_it() -> None:
+    persona = {
+        "id": "hurried",
+        "description": "A traveller in a hurry.",
+        "behaviors": [
+            {
+                "name": "terse",
+                "description": "Answers in few words.",
+                "behavior_instructions": ["Reply in five words or fewer."],
+                "violation_rubrics": ["The reply has more than five words."],
+            }
+        ],
+    }
+    case = EvalCase.model_validate(
+        {
+            "eval_id": "simulated",
+            "conversation_scenario": {
+                "starting_prompt": "I need a flight.",
+                "conversation_plan": "Book the cheapest flight to Rome tomorrow.",
+                "user_persona": persona,
+            },
+            "session_input": {"app_name": "travel", "user_id": "u", "session_id": "fixed"},
+        }
+    )
+    assert case.conversation_scenario is not None
+    assert case.conversation_scenario.user_persona is not None
+    assert case.conversation_scenario.user_persona.behaviors[0].get_behavior_instructions_str() == (
+        "  * Reply in five words or fewer."
+    )
+    eval_set = EvalSet(eval_set_id="sim", eval_cases=[case])
+    for by_alias in (True, False):
+        text = eval_set.model_dump_json(by_alias=by_alias, exclude_none=True)
+        assert EvalSet.model_validate_json(text) == eval_set
+        assert adk_dump("EvalSet", text, by_alias=by_alias, exclude_none=True) == json.loads(text)

@@ -114,8 +114,16 @@ def convert_turns(
 ) -> EvalSet:
     """An EvalSet of one case from a ``*.test.json`` list of turns; the case is named by the
     file's path (and the set gets a random id unless one is given)."""
-    case = {"name": path, "data": turns, "initial_session": initial_session or {}}
-    return convert_cases(eval_set_id or str(uuid.uuid4()), [case], path)
+    case = EvalCase(
+        eval_id=path,
+        conversation=[_turn_to_invocation(turn, path, f"[{t}]") for t, turn in enumerate(turns)],
+        session_input=_session_input(initial_session),
+        creation_timestamp=time.time(),
+    )
+    set_id = eval_set_id or str(uuid.uuid4())
+    return EvalSet(
+        eval_set_id=set_id, name=set_id, eval_cases=[case], creation_timestamp=time.time()
+    )
 
 
 def is_list_of_turns(data: list[Any]) -> bool:
