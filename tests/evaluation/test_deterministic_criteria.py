@@ -394,3 +394,39 @@ def test_adks_trajectory_evaluator_gives_the_same_scores() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == ours
+
+
+def test_adks_rouge_1_gives_the_same_scores() -> None:
+    if not ADK_PYTHON.exists():
+        pytest.skip(f"google-adk's venv is missing ({ADK_PYTHON}); make it with bench/peers.py")
+    import rouge_score
+
+    holder = str(Path(rouge_score.__file__).resolve().parents[1])
+    pairs = [
+        ["The quick brown foxes were jumping", "a quick brown fox jumps over the dog"],
+        ["Il fait 4 °C à Oslo, ça caille !", "À Oslo il fait 4 degrés"],
+        ["東京は晴れです。気温は２０度", "東京は曇りです、気温20度"],
+        ["서울 날씨는 맑음", "서울은 맑아요"],
+        ["ສະບາຍດີ ຂອບໃຈ", "ສະບາຍດີ"],
+        ["မင်္ဂလာပါ", "မင်္ဂလာ"],
+        ["សួស្តី ពិភពលោក", "សួស្តី"],
+        ["naïve café, résumé", "naive cafe resume"],
+        ["مرحبا بالعالم", "مرحبا"],
+        ["", "nothing"],
+        ["  \n\t ", "   "],
+        ["x1 y2-z3 don't", "x1 y2 z3 dont"],
+        ["e\u0301cole", "\u00e9cole"],
+    ]
+    done = subprocess.run(
+        [str(ADK_PYTHON), str(Path(__file__).with_name("adk_rouge.py")), holder],
+        input=json.dumps(pairs),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    theirs = [value for score in json.loads(done.stdout) for value in score]
+    ours = [value for pair in pairs for value in _calculate_rouge_1_scores(*pair)]
+    assert theirs == pytest.approx(ours)
+    assert len(ours) == 3 * len(pairs) and any(0 < value < 1 for value in ours)
