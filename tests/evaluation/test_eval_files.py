@@ -481,3 +481,38 @@ def test_adk_reads_a_scenario_case_with_a_persona_as_cairn_writes_it() -> None:
         text = eval_set.model_dump_json(by_alias=by_alias, exclude_none=True)
         assert EvalSet.model_validate_json(text) == eval_set
         assert adk_dump("EvalSet", text, by_alias=by_alias, exclude_none=True) == json.loads(text)
+
+
+def _without_generated_ids(eval_set: dict[str, Any]) -> dict[str, Any]:
+    """The eval set with the random ids and clock times a conversion makes left out."""
+    eval_set = {
+        k: v for k, v in eval_set.items() if k not in ("eval_set_id", "name", "creation_timestamp")
+    }
+    for case in eval_set["eval_cases"]:
+        case.pop("creation_timestamp")
+        for invocation in case["conversation"]:
+            invocation.pop("invocation_id")
+            invocation.pop("creation_timestamp")
+    return eval_set
+
+
+def test_a_legacy_test_file_converts_as_adks_agent_evaluator_converts_it() -> None:
+    if not ADK_PYTHON.exists():
+        pytest.skip(f"google-adk's venv is missing ({ADK_PYTHON}); make it with bench/peers.py")
+    path = str(DATA / "trip.test.json")
+    session = {"app_name": "trip", "user_id": "u1", "state": {"a": 1}}
+    done = subprocess.run(
+        [
+            str(ADK_PYTHON),
+            str(Path(__file__).with_name("adk_legacy.py")),
+            path,
+            json.dumps(session),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    ours = json.loads(load_test_file(path, session).model_dump_json(exclude_none=True))
+    assert _without_generated_ids(json.loads(done.stdout)) == _without_generated_ids(ours)
