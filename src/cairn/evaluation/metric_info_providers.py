@@ -50,3 +50,55 @@ class ResponseEvaluatorMetricInfoProvider(MetricInfoProvider):
             f"`{self._metric_name}` is not a response metric; use "
             f"`{PrebuiltMetrics.RESPONSE_MATCH_SCORE.value}`."
         )
+
+
+def _informational(name: str, description: str) -> MetricInfo:
+    return MetricInfo(
+        metric_name=name,
+        description=description + " Informational: it never passes or fails a case.",
+        metric_value_info=MetricValueInfo(),
+        requires_threshold=False,
+    )
+
+
+class ToolCallCountV1MetricInfoProvider(MetricInfoProvider):
+    """``tool_call_count_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.TOOL_CALL_COUNT_V1.value,
+            "Tool calls the agent made per invocation, averaged over the case.",
+        )
+
+
+class InferenceCallCountV1MetricInfoProvider(MetricInfoProvider):
+    """``inference_call_count_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.INFERENCE_CALL_COUNT_V1.value,
+            "Model calls per invocation, averaged over the case; n/a when the invocation "
+            "recorded no events.",
+        )
+
+
+class TokenUsageV1MetricInfoProvider(MetricInfoProvider):
+    """``token_usage_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.TOKEN_USAGE_V1.value,
+            "Tokens (input plus output) per invocation, averaged over the case, with a "
+            "breakdown by kind; n/a when no model call reported usage.",
+        )
+
+
+class InvocationDurationV1MetricInfoProvider(MetricInfoProvider):
+    """``invocation_duration_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.INVOCATION_DURATION_V1.value,
+            "Seconds per invocation, averaged over the case, split into model, tool and "
+            "framework time; n/a for invocations the eval did not run itself.",
+        )
