@@ -162,6 +162,13 @@ def test_a_legacy_test_file_becomes_one_case_named_by_its_path() -> None:
     assert second.final_response.parts[0].text == "Enjoy your dinner!"  # type: ignore[union-attr,index]
 
 
+def test_an_initial_session_is_refused_for_an_eval_set_file() -> None:
+    path = str(DATA / "weather.evalset.json")
+    assert load_test_file(path) == weather_set()
+    with pytest.raises(ValueError, match="session_input"):
+        load_test_file(path, {"app_name": "weather_agent", "user_id": "u"})
+
+
 def test_the_older_list_of_cases_format_loads_too(tmp_path: Path) -> None:
     older = [
         {

@@ -95,7 +95,14 @@ def load_test_file(test_file_path: str, initial_session: dict[str, Any] | None =
         data = None
     if isinstance(data, list) and is_list_of_turns(data):
         return convert_turns(test_file_path, data, initial_session)
-    return _parse_eval_set(test_file_path, content, os.path.basename(test_file_path))
+    eval_set = _parse_eval_set(test_file_path, content, os.path.basename(test_file_path))
+    if initial_session and isinstance(data, dict):
+        raise ValueError(
+            f"{test_file_path} is an eval set, whose cases carry their own session_input; "
+            "an initial session applies only to the older list-of-turns format. Drop the "
+            "initial session, or move it into each case's session_input."
+        )
+    return eval_set
 
 
 class LocalEvalSetsManager(EvalSetsManager):
