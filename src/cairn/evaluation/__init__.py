@@ -1,0 +1,1 @@
+"""Evaluation: ADK's eval sets, metrics and results (``google.adk.evaluation``)."""

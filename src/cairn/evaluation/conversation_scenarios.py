@@ -1,0 +1,70 @@
+"""Conversation scenarios: what a simulated user says first, and the plan it follows after."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from .common import EvalBaseModel
+from .simulation.user_simulator_personas import UserPersona
+
+_PRE_BUILT_PERSONAS = "cairn.evaluation.simulation.pre_built_personas"
+
+
+def _persona_by_id(persona_id: str) -> UserPersona:
+    """A pre-built persona named by id (the pre-built registry is loaded on first use)."""
+    try:
+        module = importlib.import_module(_PRE_BUILT_PERSONAS)
+    except ImportError as error:
+        raise ValueError(
+            f"user_persona `{persona_id}` names a pre-built persona, but this cairn has no "
+            "pre-built personas yet; write the persona out as an object "
+            "(id, description, behaviors)."
+        ) from error
+    persona: UserPersona = module.get_default_persona_registry().get_persona(persona_id)
+    return persona
+
+
+class ConversationScenario(EvalBaseModel):
+    """A scenario for a simulated user: its fixed first message and its plan for the rest."""
+
+    starting_prompt: str
+    """The first user message, given to the agent as is."""
+
+    conversation_plan: str
+    """What the simulated user sets out to do over the conversation, in prose."""
+
+    user_persona: UserPersona | None = Field(default=None)
+    """The persona the simulated user adopts (a persona object, or a pre-built persona's id)."""
+
+    @field_validator("user_persona", mode="before")
+    @classmethod
+    def _persona_from_id(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return _persona_by_id(value)
+        return value
+
+
+class ConversationScenarios(EvalBaseModel):
+    """A list of scenarios (the shape of a scenarios file)."""
+
+    scenarios: list[ConversationScenario] = Field(
+        default_factory=list, description="The scenarios."
+    )
+
+
+class ConversationGenerationConfig(EvalBaseModel):
+    """How to generate conversation scenarios with a model."""
+
+    count: int = Field(description="How many scenarios to generate.")
+    generation_instruction: str | None = Field(
+        default=None, description="An optional goal, in prose, that guides the generation."
+    )
+    environment_context: str | None = Field(
+        default=None,
+        description="What the agent's tools can see (their data), so that generated "
+        "requests ask about things that exist.",
+    )
+    model_name: str = Field(description="The model that generates the scenarios.")

@@ -1,0 +1,28 @@
+"""Typed errors of the evaluation: each names the file or metric and says how to fix it."""
+
+from __future__ import annotations
+
+from cairn.errors import CairnError, NotFoundError
+
+
+class EvalFileError(CairnError, ValueError):
+    """An eval set, results or config file that cannot be read; names the file and field."""
+
+    def __init__(self, *, path: str, field: str | None, problem: str, fix: str) -> None:
+        self.path = path
+        self.field = field
+        where = f"{path}, field `{field}`" if field else path
+        super().__init__(f"{where}: {problem}. {fix}")
+
+
+class UnknownMetricError(NotFoundError, ValueError):
+    """A metric name that no evaluator is registered under."""
+
+    def __init__(self, *, metric_name: str, known: list[str]) -> None:
+        self.metric_name = metric_name
+        super().__init__(
+            f"No evaluator is registered for metric `{metric_name}` (registered: "
+            f"{', '.join(sorted(known)) or 'none'}). Check the name in the eval config's "
+            "`criteria`, or register an evaluator with "
+            "MetricEvaluatorRegistry.register_evaluator."
+        )

@@ -1,0 +1,104 @@
+"""The MetricInfo of each built-in metric (name, description, range of values)."""
+
+from __future__ import annotations
+
+from .eval_metrics import Interval, MetricInfo, MetricInfoProvider, MetricValueInfo, PrebuiltMetrics
+
+
+def _info(name: str, description: str, low: float = 0.0, high: float = 1.0) -> MetricInfo:
+    return MetricInfo(
+        metric_name=name,
+        description=description,
+        metric_value_info=MetricValueInfo(interval=Interval(min_value=low, max_value=high)),
+    )
+
+
+class TrajectoryEvaluatorMetricInfoProvider(MetricInfoProvider):
+    """``tool_trajectory_avg_score``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.TOOL_TRAJECTORY_AVG_SCORE.value,
+            "Compares the tools the agent called with the expected ones (exactly, in order or "
+            "in any order); 1 for an invocation that matches, 0 otherwise, averaged over the "
+            "case. In [0, 1], higher is better.",
+        )
+
+
+class ResponseEvaluatorMetricInfoProvider(MetricInfoProvider):
+    """``response_match_score`` and ``response_evaluation_score``."""
+
+    def __init__(self, metric_name: str) -> None:
+        self._metric_name = metric_name
+
+    def get_metric_info(self) -> MetricInfo:
+        if self._metric_name == PrebuiltMetrics.RESPONSE_MATCH_SCORE.value:
+            return _info(
+                self._metric_name,
+                "ROUGE-1 F-measure of the agent's final response against the expected one "
+                "(unigram overlap). In [0, 1], higher is better.",
+            )
+        if self._metric_name == PrebuiltMetrics.RESPONSE_EVALUATION_SCORE.value:
+            return _info(
+                self._metric_name,
+                "How coherent the agent's response is, as a hosted judge rates it. "
+                "In [1, 5], higher is better.",
+                low=1.0,
+                high=5.0,
+            )
+        raise ValueError(
+            f"`{self._metric_name}` is not a response metric; use "
+            f"`{PrebuiltMetrics.RESPONSE_MATCH_SCORE.value}`."
+        )
+
+
+def _informational(name: str, description: str) -> MetricInfo:
+    return MetricInfo(
+        metric_name=name,
+        description=description + " Informational: it never passes or fails a case.",
+        metric_value_info=MetricValueInfo(),
+        requires_threshold=False,
+    )
+
+
+class ToolCallCountV1MetricInfoProvider(MetricInfoProvider):
+    """``tool_call_count_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.TOOL_CALL_COUNT_V1.value,
+            "Tool calls the agent made per invocation, averaged over the case.",
+        )
+
+
+class InferenceCallCountV1MetricInfoProvider(MetricInfoProvider):
+    """``inference_call_count_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.INFERENCE_CALL_COUNT_V1.value,
+            "Model calls per invocation, averaged over the case; n/a when the invocation "
+            "recorded no events.",
+        )
+
+
+class TokenUsageV1MetricInfoProvider(MetricInfoProvider):
+    """``token_usage_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.TOKEN_USAGE_V1.value,
+            "Tokens (input plus output) per invocation, averaged over the case, with a "
+            "breakdown by kind; n/a when no model call reported usage.",
+        )
+
+
+class InvocationDurationV1MetricInfoProvider(MetricInfoProvider):
+    """``invocation_duration_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _informational(
+            PrebuiltMetrics.INVOCATION_DURATION_V1.value,
+            "Seconds per invocation, averaged over the case, split into model, tool and "
+            "framework time; n/a for invocations the eval did not run itself.",
+        )

@@ -1,0 +1,1 @@
+"""Simulated users for conversation scenarios (ADK's ``google.adk.evaluation.simulation``)."""
