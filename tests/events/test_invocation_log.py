@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.support.workflow_runners import SESSION, USER, answer, said
+
 from cairn import Event, InMemoryRunner
 from cairn.events.invocation_log import InvocationLog
 from cairn.workflow import START, RequestInput, Workflow, node
-from tests.support.workflow_runners import SESSION, USER, answer, said
 
 
 def double(node_input: int) -> int:

@@ -112,8 +112,12 @@ class _Builder:
             return cls.from_config(config, self.document.path)  # the class builds itself
         return self.build(cls, config)
 
-    def build(self, cls: type[BaseAgent], config: BaseModel) -> BaseAgent:
+    def build(
+        self, cls: type[BaseAgent], config: BaseModel, given: dict[str, Any] | None = None
+    ) -> BaseAgent:
         keywords, keys = self.keywords(cls, config)
+        for key, value in (given or {}).items():
+            keywords[key], keys[key] = value, key
         parse = getattr(cls, "_parse_config", None)
         if callable(parse):  # ADK's older hook: the class edits its keywords
             keywords = parse(config, self.document.path, keywords)
@@ -133,12 +137,17 @@ class _Builder:
             raise self.document.error(loc, "agent_class is the name of an agent class")
         if "." not in name:
             found = getattr(built_in_agents, name, None)
+            if found is None and name == "Workflow":
+                # As ADK's shorthand: cairn.agents first, then the workflow package (named,
+                # like any class a config names, by its fully qualified name).
+                found = self.resolve("cairn.workflow.Workflow", loc)
             if isinstance(found, type) and issubclass(found, BaseAgent):
                 return found
             raise self.document.error(
                 loc,
                 f"{name!r} is not one of cairn's agent classes (LlmAgent, SequentialAgent, "
-                "ParallelAgent, LoopAgent); name your own class by its fully qualified name",
+                "ParallelAgent, LoopAgent, Workflow); name your own class by its fully "
+                "qualified name",
             )
         found = self.resolve(name, loc)
         if isinstance(found, type) and issubclass(found, BaseAgent):
@@ -304,13 +313,22 @@ def _underlying(method: Any) -> Any:
     return getattr(method, "__func__", method)
 
 
-def build_from_config_model(cls: type[BaseAgent], config: Any, config_abs_path: str) -> BaseAgent:
+def build_from_config_model(
+    cls: type[BaseAgent],
+    config: Any,
+    config_abs_path: str,
+    *,
+    keywords: dict[str, Any] | None = None,
+    document: ConfigDocument | None = None,
+) -> BaseAgent:
     """``cls`` built from an already validated config model (or its plain data), as
-    ``BaseAgent.from_config`` does: errors name the file, without lines."""
+    ``BaseAgent.from_config`` does. ``keywords`` are constructor keywords a class's own
+    ``from_config`` resolved itself (a workflow's ``edges``), given as they are; errors
+    name the file, and the line where ``document`` (the file as read) is given."""
+    document = document or ConfigDocument(path=config_abs_path, data={}, root=None)
     if isinstance(config, dict):
         try:
             config = _schema_of(cls).model_validate(config)
         except ValidationError as error:
-            raise ConfigDocument(config_abs_path, {}, None).validation_error(error) from None
-    document = ConfigDocument(path=config_abs_path, data={}, root=None)
-    return _Builder(document).build(cls, config)
+            raise document.validation_error(error) from None
+    return _Builder(document).build(cls, config, keywords)

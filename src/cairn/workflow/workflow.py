@@ -127,6 +127,14 @@ class Workflow(BaseAgent):
         if self.state_schema is not None and self._graph is not None:
             _check_state_parameters(self.name, self._graph, self.state_schema)
 
+    @classmethod
+    def from_config(cls, config: Any, config_abs_path: str) -> Workflow:
+        """This workflow from its YAML config (``agent_class: Workflow``): ``edges`` in ADK's
+        syntax (``cairn.workflow.config``), every other key as for any agent."""
+        from cairn.workflow.config import workflow_from_config
+
+        return workflow_from_config(cls, config, config_abs_path)
+
     def dynamic_node(self, value: Any) -> BaseNode:
         """The node ``ctx.run_node`` runs for ``value`` (a node, function, agent or tool),
         built once per value (reading a function's signature is not free)."""
