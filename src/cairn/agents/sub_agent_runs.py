@@ -134,8 +134,8 @@ def waiting_since(
     answered: set[str] = set()
     asked: set[str] = set()
     for event in events[start:]:
-        if event.invocation_id != invocation_id:
-            continue
+        if event.content is None or event.invocation_id != invocation_id:
+            continue  # no content: neither a call nor an answer
         answered.update(r.id for r in event.get_function_responses() if r.id)
         if in_scope(event, branch):
             asked.update(call.id for call in interrupt_calls(event) if call.id)

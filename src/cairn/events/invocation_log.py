@@ -56,14 +56,14 @@ class InvocationLog:
                 if event.invocation_id != self.invocation_id:
                     continue
                 start = index
-                if starts_invocation(event):
+                if event.author == "user" and starts_invocation(event):
                     break
             seen = start
         for index in range(seen, len(events)):
             event = events[index]
             if event.invocation_id != self.invocation_id:
                 continue
-            if starts_invocation(event) and self.events:
+            if event.author == "user" and self.events and starts_invocation(event):
                 self._reset()
                 self._source = events
             self._add(event)
@@ -120,10 +120,13 @@ class InvocationLog:
         if not path:
             return
         first = self._first
-        cut = path.find("/")
-        while cut != -1:
-            first.setdefault(path[:cut], position)
-            cut = path.find("/", cut + 1)
-        first.setdefault(path, position)
+        if path in first:
+            return
+        first[path] = position
+        # Up the path until a known ancestor: those above it are known already.
+        parent = path.rpartition("/")[0]
+        while parent and parent not in first:
+            first[parent] = position
+            parent = parent.rpartition("/")[0]
 
     _last_seen: Event | None = None
