@@ -22,6 +22,7 @@ FEATURES: dict[str, str] = {
     "transfer_to_peer": "transfer_to_agent from a sub-agent to a sibling",
     "agent_tool": "AgentTool (cairn.tools.agent_tool)",
     "config_agent": "Agent Config: YAML with sub-agents by path, tools by name and reference",
+    "config_workflow": "Agent Config: a Workflow in YAML (chain, fan-out, inline JoinNode, routes)",
     "sequential_history": "SequentialAgent: a later agent sees the whole history",
     "parallel_branches": "ParallelAgent branches, then a merger",
     "loop_escalate": "LoopAgent ended by exit_loop (escalate)",

@@ -71,12 +71,35 @@ def load_app(framework: str, name: str) -> pytypes.ModuleType:
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
         return module
+    if not any(isinstance(finder, PortedModules) for finder in sys.meta_path):
+        sys.meta_path.insert(0, PortedModules())
     source = path.read_text().replace("google.adk", "cairn")
     module = pytypes.ModuleType(module_name)
     module.__file__ = str(path)
     sys.modules[module_name] = module
     exec(compile(source, str(path), "exec"), module.__dict__)
     return module
+
+
+class PortedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """The apps' own modules (``apps.<app>.<module>``, e.g. the functions a YAML config
+    names) imported for cairn with ``google.adk`` rewritten to ``cairn``, as agent.py is."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        parts = fullname.split(".")
+        if len(parts) < 3 or parts[0] != "apps":
+            return None
+        file = APPS.joinpath(*parts[1:]).with_suffix(".py")
+        if not file.is_file():
+            return None
+        return importlib.util.spec_from_file_location(fullname, file, loader=self)
+
+    def create_module(self, spec: Any) -> Any:
+        return None
+
+    def exec_module(self, module: Any) -> None:
+        source = Path(module.__spec__.origin).read_text().replace("google.adk", "cairn")
+        exec(compile(source, module.__spec__.origin, "exec"), module.__dict__)
 
 
 def load_script(name: str) -> dict[str, Any]:

@@ -34,6 +34,9 @@ def archive() -> None: ...
 def rewrite() -> None: ...
 
 
+def done() -> None: ...
+
+
 def names(graph, **_: object) -> set[tuple[str, str, object]]:  # type: ignore[no-untyped-def]
     return {(e.from_node.name, e.to_node.name, e.route) for e in graph.edges}
 
@@ -43,7 +46,7 @@ def test_chains_fan_out_and_routing_maps() -> None:
         "mail",
         [
             ("START", draft, (review, archive), send),
-            (send, {"approved": rewrite, "revise": (node(name="fix")(draft), review)}),
+            (send, {"approved": rewrite, "revise": (node(name="fix")(draft), review)}, done),
         ],
     )
     assert names(graph) == {
@@ -53,12 +56,15 @@ def test_chains_fan_out_and_routing_maps() -> None:
         ("review", "send", None),
         ("archive", "send", None),
         ("send", "rewrite", "approved"),
-        ("send", "fix", "revise"),
-        ("fix", "review", None),
+        ("send", "fix", "revise"),  # a tuple in a routing map fans out, as in ADK
+        ("send", "review", "revise"),
+        ("rewrite", "done", None),  # what follows a map follows each node it names
+        ("fix", "done", None),
+        ("review", "done", None),
     }
     assert graph.nodes["__START__"] is START
     assert isinstance(graph.nodes["draft"], FunctionNode) and graph.nodes["draft"].func is draft
-    assert sorted(graph.terminals) == ["rewrite"]
+    assert sorted(graph.terminals) == ["done"]
     assert sorted(graph.predecessors("send")) == ["archive", "review"]
 
 
@@ -95,7 +101,8 @@ def test_node_decorator_and_settings() -> None:
         ([(START, draft, review, draft)], r"loops forever through draft -> review -> draft"),
         ([(START, draft, {"again": draft})], None),  # a routed loop is fine
         ([(START, draft, node(name="draft")(review))], "two different nodes named 'draft'"),
-        ([(START, draft, {"a": review}, send)], "routing map must be the last element"),
+        ([(START, draft, {"a": review}, {"b": send})], "two routing maps follow each other"),
+        ([(START, draft, {})], "at least one route"),
         ([(START,)], "at least two elements"),
         (["START"], "neither an Edge nor a tuple chain"),
         ([(START, 42)], "cannot be a workflow node"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -50,7 +51,10 @@ def as_node(value: Any, convert: Callable[[Any], BaseNode | None] | None = None)
 
 
 def _stage(element: Any) -> list[Any]:
-    """The nodes of one chain element: a tuple fans out to each of its members."""
+    """The nodes of one chain element: a tuple fans out to each of its members; a routing
+    map stands for every node it names."""
+    if isinstance(element, dict):
+        return [node for target in element.values() for node in _stage(target)]
     return list(element) if isinstance(element, tuple) else [element]
 
 
@@ -60,8 +64,8 @@ def parse_edges(edges: Iterable[Any]) -> list[Edge]:
     - ``Edge(a, b, route=None)`` as is;
     - a chain ``(START, a, b)``: a→b for each neighbouring pair;
     - a tuple inside a chain fans out: ``(a, (b, c), d)`` is a→b, a→c, b→d, c→d;
-    - a dict ends a chain and routes: ``(a, {"ok": b, "fix": (c, d)})`` is a→b on "ok",
-      a→c on "fix", then the chain c→d.
+    - a dict routes: ``(a, {"ok": b, "fix": (c, d)})`` is a→b on "ok", and a→c, a→d (a
+      fan-out) on "fix"; an element after the map follows every node the map names.
     """
     result: list[Edge] = []
     for entry in edges:
@@ -83,27 +87,25 @@ def _parse_chain(chain: Sequence[Any]) -> list[Edge]:
             f"the chain {chain!r} needs at least two elements, e.g. (START, first_node)"
         )
     edges: list[Edge] = []
-    sources = _stage(chain[0])
-    for position, element in enumerate(chain[1:], start=1):
+    for before, element in itertools.pairwise(chain):
         if isinstance(element, dict):
-            if position != len(chain) - 1:
+            if isinstance(before, dict):
                 raise WorkflowDefinitionError(
-                    "a routing map must be the last element of its chain; continue each route "
-                    "inside the map, e.g. {'revise': (rewrite, review)}"
+                    "two routing maps follow each other in a chain; split them into two "
+                    "chains, the second starting from the node that routes again"
+                )
+            if not element:
+                raise WorkflowDefinitionError(
+                    "a routing map needs at least one route, e.g. {'approve': publish}"
                 )
             for route, target in element.items():
-                first = _stage(target[0]) if isinstance(target, tuple) else [target]
-                for source in sources:
-                    for node in first:
+                for source in _stage(before):
+                    for node in _stage(target):
                         edges.append(Edge(source, node, route))
-                if isinstance(target, tuple) and len(target) > 1:
-                    edges.extend(_parse_chain(target))
-            return edges
-        targets = _stage(element)
-        for source in sources:
-            for target in targets:
+            continue
+        for source in _stage(before):
+            for target in _stage(element):
                 edges.append(Edge(source, target))
-        sources = targets
     return edges
 
 

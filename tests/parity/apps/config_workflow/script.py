@@ -1,0 +1,3 @@
+NODE_PATHS = True
+TURNS = ["two apples", "a crate of ripe red apples please"]
+REPLIES = {}
