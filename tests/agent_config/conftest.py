@@ -1,15 +1,19 @@
-"""``write_config``: an agent folder in tmp_path (with a unique, importable name) holding the
-given YAML files and Python modules; its parent is on sys.path for the test."""
+"""``service``: a session store, in memory and in a SQLite file. ``write_config``: an agent
+folder in tmp_path (with a unique, importable name) holding the given YAML files and Python
+modules; its parent is on sys.path for the test."""
 
 from __future__ import annotations
 
 import sys
 import textwrap
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from cairn.sessions import BaseSessionService, InMemorySessionService, SqliteSessionService
 
 WriteConfig = Callable[..., Path]
 
@@ -40,3 +44,14 @@ def write_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wr
     yield write
     for name in [n for n in sys.modules if n.startswith("cfg_")]:
         del sys.modules[name]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
+    store: BaseSessionService = (
+        SqliteSessionService(tmp_path / "s.db")
+        if request.param == "sqlite"
+        else InMemorySessionService()
+    )
+    yield store
+    await store.close()

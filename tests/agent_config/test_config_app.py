@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,24 +25,13 @@ from cairn.agents.agent_tool import AgentTool
 from cairn.agents.config_agent_utils import from_config
 from cairn.cli import main
 from cairn.events.event import Event
-from cairn.sessions import BaseSessionService, InMemorySessionService, SqliteSessionService
+from cairn.sessions import BaseSessionService
 from cairn.tools.function_tool import FunctionTool
 
 APPS = Path(__file__).resolve().parent / "apps"
 DESK = APPS / "cfg_desk"
 RUNS_ENV = "CAIRN_CFG_DESK_RUNS"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    store: BaseSessionService = (
-        SqliteSessionService(tmp_path / "s.db")
-        if request.param == "sqlite"
-        else InMemorySessionService()
-    )
-    yield store
-    await store.close()
 
 
 @pytest.fixture

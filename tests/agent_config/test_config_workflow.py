@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,6 @@ from cairn import Runner
 from cairn.agents import LlmAgent
 from cairn.agents.agent_config_error import AgentConfigError
 from cairn.agents.config_agent_utils import from_config
-from cairn.sessions import BaseSessionService, InMemorySessionService, SqliteSessionService
 from cairn.workflow import JoinNode, Workflow
 
 APPS = Path(__file__).resolve().parent / "apps"
@@ -30,17 +29,6 @@ FLOW = APPS / "cfg_flow"
 RUNS_ENV = "CAIRN_CFG_FLOW_RUNS"
 
 WriteConfig = Callable[..., Path]
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    store: BaseSessionService = (
-        SqliteSessionService(tmp_path / "s.db")
-        if request.param == "sqlite"
-        else InMemorySessionService()
-    )
-    yield store
-    await store.close()
 
 
 @pytest.fixture
