@@ -27,7 +27,7 @@ def ship(node_input) -> str:
 
 
 def review(node_input) -> str:
-    return f"reviewed {node_input}"
+    return f"reviewed {sorted(node_input.items())}"
 
 
 def audit(node_input) -> str:
