@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from pydantic import Field, field_validator
 
-from .common import EvalBaseModel
-from .simulation.user_simulator_personas import UserPersona
+from cairn.errors import NotFoundError
 
-_PRE_BUILT_PERSONAS = "cairn.evaluation.simulation.pre_built_personas"
+from .common import EvalBaseModel
+from .simulation.pre_built_personas import get_default_persona_registry
+from .simulation.user_simulator_personas import UserPersona
 
 
 def _persona_by_id(persona_id: str) -> UserPersona:
-    """A pre-built persona named by id (the pre-built registry is loaded on first use)."""
+    """The pre-built persona with this id; ValueError (naming the known ids) when none has it."""
     try:
-        module = importlib.import_module(_PRE_BUILT_PERSONAS)
-    except ImportError as error:
+        return get_default_persona_registry().get_persona(persona_id)
+    except NotFoundError as error:
+        known = ", ".join(p.id for p in get_default_persona_registry().get_registered_personas())
         raise ValueError(
-            f"user_persona `{persona_id}` names a pre-built persona, but this cairn has no "
-            "pre-built personas yet; write the persona out as an object "
-            "(id, description, behaviors)."
+            f"user_persona `{persona_id}` is not a pre-built persona (they are: {known}); "
+            "name one of them, or write the persona out as an object (id, description, "
+            "behaviors)"
         ) from error
-    persona: UserPersona = module.get_default_persona_registry().get_persona(persona_id)
-    return persona
 
 
 class ConversationScenario(EvalBaseModel):

@@ -26,3 +26,7 @@ class UnknownMetricError(NotFoundError, ValueError):
             "`criteria`, or register an evaluator with "
             "MetricEvaluatorRegistry.register_evaluator."
         )
+
+
+class UserSimulationError(CairnError, RuntimeError):
+    """A model-driven simulated user whose model gave no message to send."""

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import logging
 import os
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     SerializeAsAny,
+    Tag,
     ValidationError,
     alias_generators,
     model_validator,
@@ -23,11 +25,37 @@ from ._validation_errors import first_error_location
 from .constants import DEFAULT_LIVE_TIMEOUT_SECONDS
 from .errors import EvalFileError
 from .eval_metrics import BaseCriterion, EvalMetric, MetricInfo, PrebuiltMetrics, Threshold
+from .simulation.llm_backed_user_simulator import LlmBackedUserSimulatorConfig
 
 logger = logging.getLogger(__name__)
 
 # A user simulator config written before configs carried a `type` is the model-driven one.
 _DEFAULT_USER_SIMULATOR_TYPE = "llm_backed"
+
+# `type` value -> the config class it selects. (ADK's audio simulator, "llm_audio", is not in
+# cairn yet.) The tag is the class name, so a validation error's location names the field
+# inside the config, not the tag.
+_USER_SIMULATOR_CONFIG_TYPES: dict[str, type[BaseModel]] = {
+    "llm_backed": LlmBackedUserSimulatorConfig,
+}
+
+
+def _user_simulator_config_tag(value: Any) -> str | None:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    config_type = _USER_SIMULATOR_CONFIG_TYPES.get(kind) if isinstance(kind, str) else None
+    return config_type.__name__ if config_type else None
+
+
+_UserSimulatorConfig = Annotated[
+    Annotated[LlmBackedUserSimulatorConfig, Tag(LlmBackedUserSimulatorConfig.__name__)],
+    Discriminator(
+        _user_simulator_config_tag,
+        custom_error_type="user_simulator_type",
+        custom_error_message="the user simulator config must be an object whose `type` is "
+        + " or ".join(f"'{kind}'" for kind in _USER_SIMULATOR_CONFIG_TYPES)
+        + f" (no `type` means '{_DEFAULT_USER_SIMULATOR_TYPE}')",
+    ),
+]
 
 
 class CustomMetricConfig(BaseModel):
@@ -66,7 +94,7 @@ class EvalConfig(BaseModel):
     custom_metrics: dict[str, CustomMetricConfig] | None = Field(
         default=None, description="Metric name -> the user's function that computes it."
     )
-    user_simulator_config: dict[str, Any] | None = Field(
+    user_simulator_config: _UserSimulatorConfig | None = Field(
         default=None,
         description="The user simulator's settings; `type` selects the simulator "
         f"(`{_DEFAULT_USER_SIMULATOR_TYPE}` when absent).",
@@ -99,6 +127,18 @@ _DEFAULT_EFFICIENCY_METRICS: tuple[str, ...] = (
 )
 
 
+_CRITERIA_FIX = (
+    'Write criteria as {"criteria": {"metric_name": 0.8}} or with a criterion object, e.g. '
+    '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"}}}.'
+)
+_USER_SIMULATOR_FIX = (
+    'Write the user simulator config as e.g. {"user_simulator_config": {"type": "llm_backed", '
+    '"model": "gemini-2.5-flash", "max_allowed_invocations": 20}}; its fields are type, model, '
+    "model_configuration, max_allowed_invocations, custom_instructions and "
+    "include_function_calls."
+)
+
+
 def load_eval_config(path: str) -> EvalConfig:
     """The eval config in the file at ``path``; EvalFileError naming the field when malformed."""
     with open(path, encoding="utf-8") as file:
@@ -120,9 +160,7 @@ def load_eval_config(path: str) -> EvalConfig:
             path=path,
             field=field,
             problem=message,
-            fix='Write criteria as {"criteria": {"metric_name": 0.8}} or with a criterion '
-            'object, e.g. {"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, '
-            '"match_type": "IN_ORDER"}}}.',
+            fix=_USER_SIMULATOR_FIX if field.startswith("user_simulator_config") else _CRITERIA_FIX,
         ) from error
 
 
