@@ -6,6 +6,7 @@ import click
 
 from cairn import __version__
 from cairn.cli.create import create
+from cairn.cli.eval import eval_group
 from cairn.cli.info import info
 from cairn.cli.migrate import migrate
 from cairn.cli.run import run
@@ -28,11 +29,12 @@ def main() -> None:
       cairn sessions list                   the sessions of .cairn/sessions.db
       cairn sessions export -o all.jsonl    every session, to move or back up
       cairn verify                          state equals the fold of the log?
+      cairn eval weather weather.evalset.json  run an eval set (exit 1 if a case fails)
 
     \b
     Exit codes (every command):
       0  done
-      1  not found: a file, agent or session that was named
+      1  not found: a file, agent or session that was named; cairn eval: a case failed
       2  refused: bad options or input, or the store refused
       3  cairn run --replay: an exception escaped the agent
       4  cairn verify: state differs from the fold of the log
@@ -44,6 +46,7 @@ def main() -> None:
 
 
 main.add_command(create)
+main.add_command(eval_group)
 main.add_command(info)
 main.add_command(migrate)
 main.add_command(run)

@@ -30,3 +30,16 @@ class UnknownMetricError(NotFoundError, ValueError):
 
 class UserSimulationError(CairnError, RuntimeError):
     """A model-driven simulated user whose model gave no message to send."""
+
+
+class AgentRunError(CairnError, RuntimeError):
+    """An eval case's run ended in an error event (a failed model call, say): the case's
+    inference fails, with the agent's error code and message."""
+
+    def __init__(self, *, author: str, error_code: str | None, error_message: str | None) -> None:
+        self.author = author
+        self.error_code = error_code
+        super().__init__(
+            f"agent `{author}` stopped with an error ({error_code or 'no code'}): "
+            f"{error_message or 'no message'}"
+        )

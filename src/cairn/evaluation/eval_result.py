@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, alias_generators
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    alias_generators,
+    field_serializer,
+)
 
 from cairn.sessions.session import Session
 
@@ -32,6 +41,21 @@ class EvalCaseResult(BaseModel):
     """The session the case ran in."""
     session_details: Session | None = None
     user_id: str | None = None
+
+    @field_serializer("session_details")
+    def _session_as_adk_reads_it(
+        self, session: Session | None, info: SerializationInfo
+    ) -> dict[str, Any] | None:
+        # A result file is read by ADK too, whose Session refuses fields it does not have:
+        # the store's revision counter is left out.
+        if session is None:
+            return None
+        return session.model_dump(
+            mode=info.mode,
+            by_alias=bool(info.by_alias),
+            exclude_none=info.exclude_none,
+            exclude={"revision"},
+        )
 
 
 class EvalSetResult(BaseModel):
