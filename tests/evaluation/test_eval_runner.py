@@ -34,7 +34,6 @@ from cairn.evaluation.eval_case import (
 )
 from cairn.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
 from cairn.evaluation.eval_result import EvalCaseResult
-from cairn.evaluation.eval_set import EvalSet
 from cairn.evaluation.evaluation_generator import EvaluationGenerator
 from cairn.evaluation.evaluator import EvalStatus
 from cairn.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
@@ -287,7 +286,9 @@ async def test_a_pause_is_answered_from_the_recorded_turn(tmp_path: Path) -> Non
                     tool_uses=[types.FunctionCall(name="ask_approval", args={"amount": 40})]
                 ),
             ),
-            Invocation(user_content=recorded_answer, final_response=said("Refund approved.", "model")),
+            Invocation(
+                user_content=recorded_answer, final_response=said("Refund approved.", "model")
+            ),
         ],
         session_input=SessionInput(app_name=APP, user_id="u1"),
     )
@@ -310,7 +311,9 @@ async def test_a_pause_is_answered_from_the_recorded_turn(tmp_path: Path) -> Non
             app_name=APP, user_id="u1", session_id=inference.session_id or ""
         )
         assert session is not None
-        answers = [r for e in session.events for r in e.get_function_responses() if e.author == "user"]
+        answers = [
+            r for e in session.events for r in e.get_function_responses() if e.author == "user"
+        ]
         assert [a.response for a in answers] == [{"decision": "approved"}]
         assert answers[0].id != "call-from-the-recording"
         assert results[0].session_details is not None

@@ -19,8 +19,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cairn.cli._errors import EXIT_ERROR, EXIT_NOT_FOUND, CommandError, NotFoundError
+from cairn.cli._errors import EXIT_ERROR, CommandError, NotFoundError
 from cairn.cli._loading import load_target
+from cairn.cli.eval_create import create as create_from_session
 from cairn.errors import CairnError
 from cairn.evaluation.base_eval_service import (
     EvaluateConfig,
@@ -35,6 +36,7 @@ from cairn.evaluation.eval_config import (
     get_evaluation_criteria_or_default,
 )
 from cairn.evaluation.eval_result import EvalCaseResult
+from cairn.evaluation.eval_sets_manager import EvalSetsManager
 from cairn.evaluation.evaluator import EvalStatus
 from cairn.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
 from cairn.evaluation.local_eval_service import LocalEvalService
@@ -62,6 +64,11 @@ class _EvalGroup(click.Group):
 @click.group("eval", cls=_EvalGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def eval_group() -> None:
     """Evaluate an agent on eval sets (ADK's *.evalset.json and *.test.json files).
+
+    \b
+    cairn eval AGENT_DIR EVALSET... [--config FILE] [--print-detailed-results]
+                [--store URL] [--parallelism N] [--reuse-tool-results]
+    (every option: cairn eval run --help)
 
     \b
     Examples:
@@ -220,7 +227,7 @@ async def _run(
         plugins_for_case=_recorded_tools if reuse_tool_results else None,
     )
     try:
-        return await _execute(service, requests, config, parallelism, console)
+        return await _execute(service, sets, requests, config, parallelism, console)
     finally:
         await sessions.close()
 
@@ -278,6 +285,7 @@ def _requests(
 
 async def _execute(
     service: LocalEvalService,
+    service_sets: EvalSetsManager,
     requests: list[InferenceRequest],
     config: EvalConfig,
     parallelism: int,
@@ -312,9 +320,16 @@ async def _execute(
             progress.advance(scoring)
     for inference in inferences:
         if inference.error_message:
-            console.print(f"[red]{inference.eval_case_id}[/]: the run failed: {inference.error_message}")
-    order = {(i.eval_set_id, i.eval_case_id): n for n, i in enumerate(inferences)}
-    results.sort(key=lambda r: order.get((r.eval_set_id, r.eval_id), 0))
+            console.print(
+                f"[red]{inference.eval_case_id}[/]: the run failed: {inference.error_message}"
+            )
+    # Cases finish in any order; they are reported in the order of the eval sets.
+    order: dict[tuple[str, str], int] = {}
+    for request in requests:
+        eval_set = service_sets.get_eval_set(request.app_name, request.eval_set_id)
+        for case in eval_set.eval_cases if eval_set else []:
+            order.setdefault((request.eval_set_id, case.eval_id), len(order))
+    results.sort(key=lambda r: order.get((r.eval_set_id, r.eval_id), len(order)))
     return results
 
 
@@ -385,8 +400,7 @@ def _print_details(console: Console, result: EvalCaseResult) -> None:
             _text(expected.final_response) if expected else "",
             _text(per.actual_invocation.final_response),
             "\n".join(
-                f"{m.metric_name}: {m.score} {m.eval_status.name}"
-                for m in per.eval_metric_results
+                f"{m.metric_name}: {m.score} {m.eval_status.name}" for m in per.eval_metric_results
             ),
         )
     console.print(table)
@@ -401,4 +415,6 @@ def _text(content: Any) -> str:
     return f"(answers {', '.join(calls)})" if calls else ""
 
 
-__all__ = ["EXIT_NOT_FOUND", "eval_group"]
+eval_group.add_command(create_from_session)
+
+__all__ = ["eval_group"]

@@ -34,7 +34,7 @@ from .eval_config import (
     get_eval_metrics_from_config,
     get_evaluation_criteria_or_default,
 )
-from .eval_metrics import BaseCriterion, EvalMetric, EvalMetricResult, _get_metric_threshold
+from .eval_metrics import BaseCriterion, EvalMetricResult, _get_metric_threshold
 from .eval_result import EvalCaseResult
 from .eval_set import EvalSet
 from .eval_set_results_manager import EvalSetResultsManager
@@ -136,9 +136,7 @@ class AgentEvaluator:
         sets = InMemoryEvalSetsManager()
         sets.create_eval_set(app_name=app_name, eval_set_id=eval_set.eval_set_id)
         for case in eval_set.eval_cases:
-            sets.add_eval_case(
-                app_name=app_name, eval_set_id=eval_set.eval_set_id, eval_case=case
-            )
+            sets.add_eval_case(app_name=app_name, eval_set_id=eval_set.eval_set_id, eval_case=case)
         service = LocalEvalService(
             root_agent=agent,
             eval_sets_manager=sets,
@@ -338,7 +336,9 @@ class AgentEvaluator:
             )
             if informational:
                 if print_details:
-                    AgentEvaluator._print_details(scored, EvalStatus.INFORMATIONAL, mean, name, None)
+                    AgentEvaluator._print_details(
+                        scored, EvalStatus.INFORMATIONAL, mean, name, None
+                    )
                 continue
             threshold = _get_metric_threshold(first)
             higher_is_better = AgentEvaluator._higher_is_better(scored, threshold)
@@ -428,7 +428,9 @@ class AgentEvaluator:
         console.print()
 
     @staticmethod
-    def _rows(eval_set_id: str, eval_id: str, by_metric: dict[str, list[_Scored]]) -> list[dict[str, Any]]:
+    def _rows(
+        eval_set_id: str, eval_id: str, by_metric: dict[str, list[_Scored]]
+    ) -> list[dict[str, Any]]:
         return [
             {
                 "eval_set_id": eval_set_id,

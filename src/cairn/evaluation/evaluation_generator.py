@@ -38,9 +38,10 @@ from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.session import Session
 
+from ._turns import split_turns, turn_invocation
 from .app_details import AppDetails
-from .eval_case import EvalCase, Invocation, InvocationEvent, InvocationEvents, SessionInput
 from .errors import AgentRunError
+from .eval_case import EvalCase, Invocation, SessionInput
 from .eval_set import EvalSet
 from .request_intercepter_plugin import _RequestIntercepterPlugin
 from .simulation.user_simulator import BaseUserSimulatorConfig, Status, UserSimulator
@@ -279,7 +280,9 @@ class EvaluationGenerator:
                 message = answering_pending_calls(next_message.user_message, events)
                 started = time.monotonic()
                 invocation_id = None
-                async for event in EvaluationGenerator._generate_inferences_for_single_user_invocation(  # noqa: E501
+                async for (
+                    event
+                ) in EvaluationGenerator._generate_inferences_for_single_user_invocation(
                     runner, session.user_id, session.id, message
                 ):
                     events.append(event)
@@ -310,9 +313,7 @@ class EvaluationGenerator:
                 for invocation_id in ids
             },
             durations,
-            model_durations_per_invocation={
-                i: round(intercepter.model_seconds(i), 3) for i in ids
-            },
+            model_durations_per_invocation={i: round(intercepter.model_seconds(i), 3) for i in ids},
             tool_durations_per_invocation={i: round(intercepter.tool_seconds(i), 3) for i in ids},
         )
 
@@ -325,7 +326,8 @@ class EvaluationGenerator:
         model_durations_per_invocation: dict[str, float] | None = None,
         tool_durations_per_invocation: dict[str, float] | None = None,
     ) -> list[Invocation]:
-        """Eval invocations from events: one per user event, with the events that follow it.
+        """Eval invocations from events: one per user turn (a message, or an answer to a
+        pause), with the agent's events up to the next turn (``_turns``).
 
         Kept as intermediate events: those with a function call or response, text, inline
         data or grounding metadata. The last final response is the invocation's
@@ -333,77 +335,18 @@ class EvaluationGenerator:
         Partial (streamed) events are skipped. Durations are by invocation id: only a run
         measures them, so events read back from a store carry none.
         """
-        turns: list[list[Event]] = []
-        for event in events:
-            if event.partial:
-                continue
-            if (event.author or "").lower() == _USER_AUTHOR or not turns:
-                turns.append([])
-            turns[-1].append(event)
         return [
-            _turn_invocation(
-                turn,
-                app_details_per_invocation or {},
-                durations_per_invocation or {},
-                model_durations_per_invocation or {},
-                tool_durations_per_invocation or {},
-            )
-            for turn in turns
-        ]
-
-
-def _keeps(event: Event) -> bool:
-    if event.grounding_metadata is not None:
-        return True
-    parts = event.content.parts if event.content else None
-    return any(
-        part.function_call or part.function_response or part.text or part.inline_data
-        for part in parts or []
-    )
-
-
-def _turn_invocation(
-    turn: list[Event],
-    app_details: dict[str, AppDetails],
-    durations: dict[str, float],
-    model_durations: dict[str, float],
-    tool_durations: dict[str, float],
-) -> Invocation:
-    opening = turn[0]
-    is_user = (opening.author or "").lower() == _USER_AUTHOR
-    user_content = (
-        opening.content if is_user and opening.content else genai_types.Content(parts=[])
-    )
-    agent_events = turn[1:] if is_user else turn
-    final_event: Event | None = None
-    for event in agent_events:
-        if event.content and event.content.parts and event.is_final_response():
-            final_event = event
-    kept = [event for event in agent_events if _keeps(event)]
-    invocation_id = opening.invocation_id
-    return Invocation(
-        invocation_id=invocation_id,
-        user_content=user_content,
-        final_response=final_event.content if final_event else None,
-        intermediate_data=InvocationEvents(
-            invocation_events=[
-                InvocationEvent(
-                    author=event.author,
-                    content=(
-                        event.content
-                        if event is not final_event or event.get_function_calls()
-                        else None
+            invocation.model_copy(
+                update={
+                    "duration": (durations_per_invocation or {}).get(invocation.invocation_id),
+                    "model_duration": (model_durations_per_invocation or {}).get(
+                        invocation.invocation_id
                     ),
-                    grounding_metadata=event.grounding_metadata,
-                    usage_metadata=event.usage_metadata,
-                    model_version=event.model_version,
-                )
-                for event in kept
-            ]
-        ),
-        creation_timestamp=opening.timestamp if is_user else 0.0,
-        duration=durations.get(invocation_id),
-        model_duration=model_durations.get(invocation_id),
-        tool_duration=tool_durations.get(invocation_id),
-        app_details=app_details.get(invocation_id),
-    )
+                    "tool_duration": (tool_durations_per_invocation or {}).get(
+                        invocation.invocation_id
+                    ),
+                    "app_details": (app_details_per_invocation or {}).get(invocation.invocation_id),
+                }
+            )
+            for invocation in map(turn_invocation, split_turns(events))
+        ]

@@ -194,8 +194,7 @@ class LocalEvalService(BaseEvalService):
                 )
             cases = [case for case in cases if case.eval_id in wanted]
         runs = [
-            self._run_case(inference_request.app_name, eval_set.eval_set_id, case)
-            for case in cases
+            self._run_case(inference_request.app_name, eval_set.eval_set_id, case) for case in cases
         ]
         async for result in _as_completed(runs, inference_request.inference_config.parallelism):
             yield result
@@ -295,7 +294,13 @@ class LocalEvalService(BaseEvalService):
                 )
             for metric in config.eval_metrics:
                 await self._score_metric(
-                    metric, case, actual, expected, case.conversation_scenario, per_invocation, overall
+                    metric,
+                    case,
+                    actual,
+                    expected,
+                    case.conversation_scenario,
+                    per_invocation,
+                    overall,
                 )
             status = _final_status(overall)
         else:
