@@ -212,8 +212,8 @@ def test_the_metric_is_registered_with_its_info(
 ) -> None:
     judge()
     infos = {i.metric_name: i for i in DEFAULT_METRIC_EVALUATOR_REGISTRY.get_registered_metrics()}
-    assert infos[METRIC].metric_value_info.interval is not None
-    assert infos[METRIC].metric_value_info.interval.max_value == 1.0
+    interval = infos[METRIC].metric_value_info.interval
+    assert interval is not None and (interval.min_value, interval.max_value) == (0.0, 1.0)
     criterion = LlmBackedUserSimulatorCriterion(
         threshold=0.8, judge_model_options=JudgeModelOptions(judge_model="scripted-judge")
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from cairn.evaluation.conversation_scenarios import ConversationScenario
 from cairn.evaluation.errors import EvalFileError, UserSimulationError
 from cairn.evaluation.eval_case import EvalCase, Invocation
 from cairn.evaluation.eval_config import EvalConfig, load_eval_config
+from cairn.evaluation.local_eval_sets_manager import load_eval_set_from_file
 from cairn.evaluation.simulation.llm_backed_user_simulator import (
     LlmBackedUserSimulator,
     LlmBackedUserSimulatorConfig,
@@ -41,6 +43,7 @@ from cairn.events.event import Event
 from cairn.models import LLMRegistry, LlmRequest, LlmResponse
 from cairn.testing import ScriptedLlm
 
+ADK_PYTHON = Path(__file__).resolve().parents[2] / "bench" / ".peers" / "adk" / "bin" / "python"
 PLAN = "Book a one-way flight from SFO to LAX next Tuesday morning, under $150, then stop."
 START = "I need to book a flight."
 
@@ -480,6 +483,24 @@ def test_an_unknown_persona_id_names_the_pre_built_ones() -> None:
         ConversationScenario(starting_prompt=START, conversation_plan=PLAN, user_persona="CRITIC")
 
 
+def test_an_eval_set_names_personas_by_id(tmp_path: Path) -> None:
+    def case(persona: str) -> dict[str, Any]:
+        scenario = {"startingPrompt": START, "conversationPlan": PLAN, "userPersona": persona}
+        return {"eval_id": persona, "conversation_scenario": scenario}
+
+    path = tmp_path / "s.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [case("EVALUATOR")]}))
+    [loaded] = load_eval_set_from_file(str(path), "s").eval_cases
+    assert loaded.conversation_scenario is not None
+    assert loaded.conversation_scenario.user_persona == (
+        get_default_persona_registry().get_persona("EVALUATOR")
+    )
+    path.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [case("EVALUATOR"), case("X")]}))
+    with pytest.raises(EvalFileError, match="`X` is not a pre-built persona") as raised:
+        load_eval_set_from_file(str(path), "s")
+    assert raised.value.field == "eval_cases[1].conversation_scenario.user_persona"
+
+
 def test_a_persona_written_out_is_kept_as_written() -> None:
     persona = UserPersona(
         id="TERSE",
@@ -494,3 +515,44 @@ def test_a_persona_written_out_is_kept_as_written() -> None:
         starting_prompt=START, conversation_plan=PLAN, user_persona=persona
     )
     assert scenario.user_persona == persona
+
+
+# --- against google-adk itself --------------------------------------------------------------
+
+
+def run_adk(script: str, stdin: str = "") -> Any:
+    if not ADK_PYTHON.exists():
+        pytest.skip(f"google-adk's venv is missing ({ADK_PYTHON}); make it with bench/peers.py")
+    done = subprocess.run(
+        [str(ADK_PYTHON), str(Path(__file__).with_name(script))],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_pre_built_personas_combine_the_behaviours_adk_s_do() -> None:
+    def member(behavior: UserBehavior) -> str:
+        return next(m.name for m in PreBuiltBehaviors if m.value == behavior)
+
+    personas = get_default_persona_registry().get_registered_personas()
+    ours = {p.id: [member(b) for b in p.behaviors] for p in personas}
+    assert ours == run_adk("adk_personas.py")
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        {"userSimulatorConfig": {"model": "m", "maxAllowedInvocations": 4}},
+        {"user_simulator_config": {"type": "llm_backed", "include_function_calls": True}},
+    ],
+)
+def test_adk_reads_a_user_simulator_config_as_cairn_does(written: dict[str, Any]) -> None:
+    text = json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0}, **written})
+    ours = EvalConfig.model_validate_json(text).model_dump(mode="json", exclude_none=True)
+    request = json.dumps({"model": "EvalConfig", "json": text, "dump": {"exclude_none": True}})
+    assert run_adk("adk_roundtrip.py", request) == ours
