@@ -102,3 +102,16 @@ class InvocationDurationV1MetricInfoProvider(MetricInfoProvider):
             "Seconds per invocation, averaged over the case, split into model, tool and "
             "framework time; n/a for invocations the eval did not run itself.",
         )
+
+
+class PerTurnUserSimulatorQualityV1MetricInfoProvider(MetricInfoProvider):
+    """``per_turn_user_simulator_quality_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.PER_TURN_USER_SIMULATOR_QUALITY_V1.value,
+            "Whether each message of a simulated user keeps to the conversation scenario: the "
+            "first must be the starting prompt, a judge model checks every later one against "
+            "the plan and persona, and whether the conversation ended when it should. The "
+            "fraction of user messages found valid; in [0, 1], higher is better.",
+        )

@@ -39,10 +39,11 @@ def render_template(template: str, variables: dict[str, Any]) -> str:
 
 def template_names_variables(template: str, required: list[str]) -> bool:
     """Whether ``template`` is valid Jinja and uses every variable in ``required``."""
+    environment = _environment()  # first: it says how to install jinja2 when it is missing
     from jinja2 import TemplateSyntaxError, meta
 
     try:
-        parsed = _environment().parse(template)
+        parsed = environment.parse(template)
     except TemplateSyntaxError:
         return False
     used = meta.find_undeclared_variables(parsed)
