@@ -59,7 +59,7 @@ def test_a_failing_case_exits_1_and_details_show_what_differed(agent_dir: Path) 
     assert code == 1, out
     assert "1 of 2 cases passed" in out
     assert "unknown_city" not in out  # only the cases named after the colon ran
-    assert "Lisbon is freezing, take a coat." in out
+    assert "freezing" in out  # the expected response, beside the actual one
     assert "Metric: response_match_score, Status: FAILED" in out
 
 

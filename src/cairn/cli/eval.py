@@ -243,6 +243,9 @@ def _requests(
 ) -> tuple[InMemoryEvalSetsManager | LocalEvalSetsManager, list[InferenceRequest]]:
     config = InferenceConfig(parallelism=parallelism)
     files = [name for name in targets if os.path.isfile(name)]
+    for name in targets:
+        if name not in files and (os.sep in name or name.endswith(".json")):
+            raise NotFoundError(f"no eval set file {name}")
     if files and len(files) != len(targets):
         missing = ", ".join(name for name in targets if name not in files)
         raise NotFoundError(
