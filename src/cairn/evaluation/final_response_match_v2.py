@@ -68,11 +68,9 @@ _POSITIVE_WORDS = frozenset([Label.VALID.value, Label.TRUE.value])
 
 def _label_after(key: str, text: str) -> str | None:
     """The word given as the value of the JSON-ish field ``key`` (quotes and square brackets
-    around it allowed), or None when the field is missing."""
-    match = re.search(
-        rf'"{key}"\s*:\s*\[?\s*"?([^"\]\s,}}]*)"?\s*\]?\s*[,\n}}]', text, flags=re.IGNORECASE
-    )
-    return None if match is None else match.group(1).strip().lower()
+    around it allowed), or None when the field is missing. Case matters, as in ADK."""
+    match = re.search(rf'"{key}"\s*:\s*\[*\s*"*([^"\]\s,}}]*)"*\s*\]*\s*[,\n}}]', text)
+    return None if match is None else match.group(1).strip()
 
 
 def _parse_critique(response: str) -> Label:

@@ -228,7 +228,9 @@ class HallucinationsV1Evaluator(Evaluator):
         request = _judge_request(self._judge_model_options, self._model_config, prompt)
         return get_text_from_content((await _ask_judge(self._judge_model, request)).content)
 
-    async def _evaluate_nl_response(self, nl_response: str, context: str) -> tuple[float | None, str]:
+    async def _evaluate_nl_response(
+        self, nl_response: str, context: str
+    ) -> tuple[float | None, str]:
         """(the response's score, the validator's results as JSON, or why there is no score)."""
         try:
             segmented = await self._judge(self.segmenter_prompt.format(response=nl_response))

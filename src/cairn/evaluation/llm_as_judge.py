@@ -25,6 +25,7 @@ from cairn.models.llm_response import LlmResponse
 from .common import EvalBaseModel
 from .eval_case import ConversationScenario, Invocation
 from .eval_metrics import (
+    BaseCriterion,
     EvalMetric,
     EvalStatus,
     LlmAsAJudgeCriterion,
@@ -32,7 +33,12 @@ from .eval_metrics import (
     RubricScore,
     _get_metric_threshold,
 )
-from .evaluator import EvaluationResult, Evaluator, PerInvocationResult, _validate_invocation_lengths
+from .evaluator import (
+    EvaluationResult,
+    Evaluator,
+    PerInvocationResult,
+    _validate_invocation_lengths,
+)
 from .llm_as_judge_utils import (
     _ask_judge,
     _judge_request,
@@ -58,6 +64,7 @@ class AutoRaterScore(EvalBaseModel):
 
 
 _CriterionT = TypeVar("_CriterionT", LlmAsAJudgeCriterion, RubricsBasedCriterion)
+_AnyCriterionT = TypeVar("_AnyCriterionT", bound=BaseCriterion)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,7 +230,9 @@ class LlmAsJudge(Evaluator, Generic[_CriterionT]):
                 ],
             )
         samples = [o for o in outcomes if isinstance(o, _Sample)]
-        aggregated = self.aggregate_per_invocation_samples([s.result for s in samples])
+        aggregated: PerInvocationResult = self.aggregate_per_invocation_samples(
+            [s.result for s in samples]
+        )
         if aggregated.score is None:
             reply = next((s.reply for s in samples if s.reply), None)
             quoted = repr(reply[:_QUOTED_REPLY_CHARS]) if reply else "an empty reply"
@@ -248,7 +257,9 @@ class LlmAsJudge(Evaluator, Generic[_CriterionT]):
         return aggregated
 
 
-def _read_criterion(eval_metric: EvalMetric, criterion_type: type[_CriterionT]) -> _CriterionT:
+def _read_criterion(
+    eval_metric: EvalMetric, criterion_type: type[_AnyCriterionT]
+) -> _AnyCriterionT:
     """The metric's criterion as ``criterion_type`` (a bare threshold gives the defaults)."""
     problem = (
         f"Metric `{eval_metric.metric_name}` needs a criterion of type "
