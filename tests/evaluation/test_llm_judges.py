@@ -222,8 +222,11 @@ async def test_final_response_match_v2_needs_expected_invocations(judges: Script
     ("reply", "label"),
     [
         ('{"reasoning": "ok", "is_the_agent_response_valid": "valid"}', Label.VALID),
-        ('{"reasoning": "ok", "is_the_agent_response_valid": ["True"]}', Label.VALID),
-X
+        ('{"reasoning": "ok", "is_the_agent_response_valid": ["true"]}', Label.VALID),
+        ('{"is_the_agent_response_valid": "partially_valid",}', Label.INVALID),
+        # As in ADK: a label is one lower-case word.
+        ('{\n  "is_the_agent_response_valid": "partially valid"\n}', Label.NOT_FOUND),
+        ('{"is_the_agent_response_valid": "Valid"}', Label.NOT_FOUND),
         ('{"is_the_agent_response_valid": almost}', Label.INVALID),
         ('{"is_the_agent_response_invalid": "true"}', Label.INVALID),
         ('{"is_the_agent_response_invalid": "false"}', Label.VALID),
