@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
+from tests.support.scripted_judges import ScriptedJudges, prompt_of, reply_by_prompt
 
 from cairn.evaluation.app_details import AgentDetails, AppDetails
 from cairn.evaluation.eval_case import (
@@ -36,7 +37,6 @@ from cairn.evaluation.rubric_based_final_response_quality_v1 import (
 )
 from cairn.evaluation.rubric_based_tool_use_quality_v1 import RubricBasedToolUseV1Evaluator
 from cairn.evaluation.safety_evaluator import SafetyEvaluatorV1
-from tests.support.scripted_judges import ScriptedJudges, prompt_of, reply_by_prompt
 
 JUDGE = "scripted-judge"
 
@@ -74,9 +74,7 @@ def verdict(valid: str) -> str:
 
 
 def frm_v2(threshold: float, num_samples: int) -> FinalResponseMatchV2Evaluator:
-    criterion = LlmAsAJudgeCriterion(
-        threshold=threshold, judge_model_options=options(num_samples)
-    )
+    criterion = LlmAsAJudgeCriterion(threshold=threshold, judge_model_options=options(num_samples))
     return FinalResponseMatchV2Evaluator(metric("final_response_match_v2", criterion))
 
 
@@ -334,8 +332,10 @@ def final_quality(
 
 
 async def test_rubric_verdicts_are_voted_per_rubric_and_averaged(judges: ScriptedJudges) -> None:
-    c, u, t = CONCISE.rubric_content.text_property, UNITS.rubric_content.text_property, (
-        CITY.rubric_content.text_property
+    c, u, t = (
+        CONCISE.rubric_content.text_property,
+        UNITS.rubric_content.text_property,
+        (CITY.rubric_content.text_property),
     )
     assert c and u and t
     judges.add(
@@ -577,7 +577,10 @@ def test_the_registry_builds_each_judged_metric_with_its_judge(
     infos = {i.metric_name: i for i in registry.get_registered_metrics()}
     info = infos[name.value]
     assert info.metric_value_info.interval is not None
-    assert (info.metric_value_info.interval.min_value, info.metric_value_info.interval.max_value) == (
+    assert (
+        info.metric_value_info.interval.min_value,
+        info.metric_value_info.interval.max_value,
+    ) == (
         0.0,
         1.0,
     )

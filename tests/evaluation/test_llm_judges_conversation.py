@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
+from tests.support.scripted_judges import ScriptedJudges, prompt_of
 
 from cairn.evaluation._multi_turn_judge import _MultiTurnJudge
 from cairn.evaluation.app_details import AgentDetails, AppDetails
@@ -31,7 +32,6 @@ from cairn.evaluation.multi_turn_trajectory_quality_evaluator import (
 from cairn.evaluation.rubric_based_multi_turn_trajectory_evaluator import (
     RubricBasedMultiTurnTrajectoryEvaluator,
 )
-from tests.support.scripted_judges import ScriptedJudges, prompt_of
 
 JUDGE = "scripted-judge"
 
@@ -267,7 +267,9 @@ def hallucinations(threshold: float, intermediate: bool) -> HallucinationsV1Eval
         judge_model_options=options(),
         evaluate_intermediate_nl_responses=intermediate,
     )
-    return HallucinationsV1Evaluator(EvalMetric(metric_name="hallucinations_v1", criterion=criterion))
+    return HallucinationsV1Evaluator(
+        EvalMetric(metric_name="hallucinations_v1", criterion=criterion)
+    )
 
 
 async def test_hallucinations_scores_the_supported_share_of_each_response(

@@ -252,7 +252,9 @@ class HallucinationsV1Evaluator(Evaluator):
             return None, "The sentence validator returned no text."
         results = _parse_validation_results(validated)
         scores = _label_scores(results)
-        return (statistics.mean(scores) if scores else None), json.dumps(results, indent=2)
+        if not scores:
+            return None, f"No sentence labels could be read from the validator: {validated[:300]!r}"
+        return statistics.mean(scores), json.dumps(results, indent=2)
 
     def _get_steps_to_evaluate(self, actual: Invocation) -> list[EvaluationStep]:
         """The responses to check, each with its context: with
