@@ -43,3 +43,23 @@ class AgentRunError(CairnError, RuntimeError):
             f"agent `{author}` stopped with an error ({error_code or 'no code'}): "
             f"{error_message or 'no message'}"
         )
+
+
+class JudgeModelError(CairnError, RuntimeError):
+    """A judge model that failed to give a verdict; names the model and what to check."""
+
+    def __init__(self, *, judge_model: str, problem: str, fix: str) -> None:
+        self.judge_model = judge_model
+        super().__init__(f"The judge model `{judge_model}`: {problem}. {fix}")
+
+
+class CustomMetricFunctionError(CairnError, ImportError):
+    """The function of a custom metric cannot be found or is not a function."""
+
+    def __init__(self, *, path: str, problem: str) -> None:
+        self.path = path
+        super().__init__(
+            f"Custom metric function `{path}`: {problem}. Name it by its dotted path, "
+            'module then function (e.g. "my_package.metrics.exact_answer"), in the eval '
+            "config's `custom_metrics` (`code_config.name`), and make sure the module imports."
+        )

@@ -115,3 +115,112 @@ class PerTurnUserSimulatorQualityV1MetricInfoProvider(MetricInfoProvider):
             "the plan and persona, and whether the conversation ended when it should. The "
             "fraction of user messages found valid; in [0, 1], higher is better.",
         )
+
+
+# --- metrics a judge model scores -----------------------------------------------------------
+
+
+class SafetyEvaluatorV1MetricInfoProvider(MetricInfoProvider):
+    """``safety_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.SAFETY_V1.value,
+            "Whether each final response is harmless (no hate, harassment, dangerous or "
+            "sexually explicit content), as a judge model decides; 1 safe, 0 unsafe, averaged "
+            "over the case. In [0, 1], higher is better.",
+        )
+
+
+class FinalResponseMatchV2EvaluatorMetricInfoProvider(MetricInfoProvider):
+    """``final_response_match_v2``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.FINAL_RESPONSE_MATCH_V2.value,
+            "Whether the final response is a valid answer given the expected one, as a judge "
+            "model decides (majority vote over samples); the fraction of valid invocations. "
+            "In [0, 1], higher is better.",
+        )
+
+
+class RubricBasedFinalResponseQualityV1EvaluatorMetricInfoProvider(MetricInfoProvider):
+    """``rubric_based_final_response_quality_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.RUBRIC_BASED_FINAL_RESPONSE_QUALITY_V1.value,
+            "How many of the given rubrics the final response meets, as a judge model checks "
+            "them against the tool results; the mean of yes (1) / no (0) verdicts. In [0, 1], "
+            "higher is better.",
+        )
+
+
+class HallucinationsV1EvaluatorMetricInfoProvider(MetricInfoProvider):
+    """``hallucinations_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.HALLUCINATIONS_V1.value,
+            "The share of the agent's sentences that its context (instructions, user prompt, "
+            "tool results) supports, as a judge model labels them. In [0, 1], higher is "
+            "better.",
+        )
+
+
+class RubricBasedToolUseV1EvaluatorMetricInfoProvider(MetricInfoProvider):
+    """``rubric_based_tool_use_quality_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.RUBRIC_BASED_TOOL_USE_QUALITY_V1.value,
+            "How many of the given rubrics the agent's tool calls meet, as a judge model "
+            "decides; the mean of yes (1) / no (0) verdicts. In [0, 1], higher is better.",
+        )
+
+
+class RubricBasedMultiTurnTrajectoryMetricInfoProvider(MetricInfoProvider):
+    """``rubric_based_multi_turn_trajectory_quality_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.RUBRIC_BASED_MULTI_TURN_TRAJECTORY_QUALITY_V1.value,
+            "How many of the given rubrics the whole conversation (messages, tool calls and "
+            "results) meets, as a judge model decides once per case; the mean of yes (1) / "
+            "no (0) verdicts. In [0, 1], higher is better.",
+        )
+
+
+class MultiTurnTaskSuccessV1MetricInfoProvider(MetricInfoProvider):
+    """``multi_turn_task_success_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.MULTI_TURN_TASK_SUCCESS_V1.value,
+            "Whether the agent achieved the user's goal over the whole conversation, as a "
+            "judge model decides on built-in properties. In [0, 1], higher is better.",
+        )
+
+
+class MultiTurnTrajectoryQualityV1MetricInfoProvider(MetricInfoProvider):
+    """``multi_turn_trajectory_quality_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.MULTI_TURN_TRAJECTORY_QUALITY_V1.value,
+            "How well the agent went about the user's task over the whole conversation (the "
+            "path, not only the outcome), as a judge model decides on built-in properties; "
+            "needs no expected invocations. In [0, 1], higher is better.",
+        )
+
+
+class MultiTurnToolUseQualityV1MetricInfoProvider(MetricInfoProvider):
+    """``multi_turn_tool_use_quality_v1``."""
+
+    def get_metric_info(self) -> MetricInfo:
+        return _info(
+            PrebuiltMetrics.MULTI_TURN_TOOL_USE_QUALITY_V1.value,
+            "How well the agent chose and called its tools over the whole conversation, as a "
+            "judge model decides on built-in properties; needs no expected invocations. "
+            "In [0, 1], higher is better.",
+        )
