@@ -140,10 +140,12 @@ async def test_a_call_waiting_for_confirmation_when_recorded_asks_again_and_runs
     assert plugin.reused_calls == 0 and plugin.divergence is None
 
 
-async def test_an_approved_call_reuses_its_result_without_asking(tmp_path: Path) -> None:
+async def test_an_approved_call_asks_again_and_reuses_its_result(tmp_path: Path) -> None:
     expected = await _recorded(tmp_path, ["refund 5", CONFIRMED])
     plugin = RecordedToolsPlugin(expected)
-    case, model = await _run(tmp_path, ["refund 5"], plugin=plugin)
+    # The replay pauses where the recording did; the recorded approval answers it.
+    case, model = await _run(tmp_path, ["refund 5", CONFIRMED], plugin=plugin)
     assert tool_runs(tmp_path) == [] and plugin.reused_calls == 1
-    assert _responses_shown(model) == [{"refunded": 5}]
-    assert case.conversation is not None and len(case.conversation) == 1
+    assert plugin.divergence is None
+    assert {"refunded": 5} in _responses_shown(model)
+    assert case.conversation is not None and len(case.conversation) == len(expected) == 2

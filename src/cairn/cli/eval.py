@@ -354,6 +354,9 @@ def _print_table(console: Console, results: list[EvalCaseResult]) -> None:
     table.add_column("status")
     for name in metrics:
         table.add_column(name, justify="right")
+    diverged = any(r.divergence is not None for r in results)
+    if diverged:
+        table.add_column("first divergence from the case", overflow="fold")
     for result in results:
         scores = {m.metric_name: m for m in _gating(result)}
         table.add_row(
@@ -361,6 +364,7 @@ def _print_table(console: Console, results: list[EvalCaseResult]) -> None:
             result.eval_id,
             _status(result.final_eval_status),
             *(_score(scores.get(name)) for name in metrics),
+            *([result.divergence.describe() if result.divergence else ""] if diverged else []),
         )
     console.print(table)
     passed = sum(1 for r in results if r.final_eval_status == EvalStatus.PASSED)
@@ -384,6 +388,8 @@ def _score(metric: Any) -> str:
 
 def _print_details(console: Console, result: EvalCaseResult) -> None:
     console.rule(f"{result.eval_set_id} / {result.eval_id}: {result.final_eval_status.name}")
+    if result.divergence is not None:
+        console.print(f"First divergence: {result.divergence.describe()}")
     for metric in result.overall_eval_metric_results:
         threshold = metric.criterion.threshold if metric.criterion else metric.threshold
         console.print(

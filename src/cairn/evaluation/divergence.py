@@ -16,7 +16,7 @@ from typing import Any
 
 from google.genai import types as genai_types
 
-from .eval_case import IntermediateData, Invocation, InvocationEvents
+from .eval_case import FRAMEWORK_PAUSE_CALLS, IntermediateData, Invocation, InvocationEvents
 
 _SHORT = 80
 """Longest readable string of a text or argument value, in characters."""
@@ -100,7 +100,7 @@ def _steps(invocation: Invocation) -> list[_Step]:
         for index, event in enumerate(data.invocation_events)
         if event.content is not None
         for part in event.content.parts or []
-        if part.function_call is not None
+        if part.function_call is not None and part.function_call.name not in FRAMEWORK_PAUSE_CALLS
     ]
 
 

@@ -14,6 +14,9 @@ import pydantic
 from google.genai import types as genai_types
 from pydantic import Field, model_validator
 
+from cairn.events.interrupts import PROTOCOL_FUNCTIONS
+from cairn.events.request_input import REQUEST_INPUT_FUNCTION
+
 from .app_details import AppDetails
 from .common import EvalBaseModel
 from .conversation_scenarios import ConversationScenario as ConversationScenario
@@ -158,6 +161,23 @@ def get_all_tool_responses(
     if isinstance(intermediate_data, IntermediateData):
         return intermediate_data.tool_responses
     return [p.function_response for p in _event_parts(intermediate_data) if p.function_response]
+
+
+FRAMEWORK_PAUSE_CALLS = PROTOCOL_FUNCTIONS | {REQUEST_INPUT_FUNCTION}
+"""Calls the framework makes to pause (a confirmation, a credential, an input request): not
+the agent's tool choices, and their arguments carry the run's own call ids, so trajectories
+and divergences leave them out (the pause shows as the next turn: its answer)."""
+
+
+def get_agent_tool_calls(
+    intermediate_data: IntermediateDataType | None,
+) -> list[genai_types.FunctionCall]:
+    """``get_all_tool_calls`` without the framework's pause calls (FRAMEWORK_PAUSE_CALLS)."""
+    return [
+        call
+        for call in get_all_tool_calls(intermediate_data)
+        if call.name not in FRAMEWORK_PAUSE_CALLS
+    ]
 
 
 ToolCallAndResponse: TypeAlias = tuple[

@@ -15,6 +15,7 @@ from pydantic import (
 
 from cairn.sessions.session import Session
 
+from .divergence import Divergence
 from .eval_metrics import EvalMetric, EvalMetricResult, EvalMetricResultPerInvocation
 from .evaluator import EvalStatus
 
@@ -41,6 +42,10 @@ class EvalCaseResult(BaseModel):
     """The session the case ran in."""
     session_details: Session | None = None
     user_id: str | None = None
+    divergence: Divergence | None = None
+    """cairn: where the run first departed from the case's written conversation (the first
+    differing tool call or final response), or None when it did not or the case is a
+    scenario. ADK reads a result file with it and ignores it."""
 
     @field_serializer("session_details")
     def _session_as_adk_reads_it(

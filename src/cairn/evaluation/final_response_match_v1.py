@@ -136,10 +136,15 @@ class RougeEvaluator(Evaluator):
         _validate_invocation_lengths(actual_invocations, expected_invocations)
         results = []
         for actual, expected in zip(actual_invocations, expected_invocations, strict=True):
-            score = _calculate_rouge_1_scores(
-                _get_text_from_content(actual.final_response),
-                _get_text_from_content(expected.final_response),
-            ).fmeasure
+            said = _get_text_from_content(actual.final_response)
+            wanted = _get_text_from_content(expected.final_response)
+            # Both silent (a turn that ended in a pause): the agent said what was expected,
+            # nothing. ROUGE alone (and ADK) would score the pair 0.
+            score = (
+                1.0
+                if not said.strip() and not wanted.strip()
+                else _calculate_rouge_1_scores(said, wanted).fmeasure
+            )
             results.append(
                 PerInvocationResult(
                     actual_invocation=actual,

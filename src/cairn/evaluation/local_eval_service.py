@@ -28,6 +28,7 @@ from .base_eval_service import (
     InferenceResult,
     InferenceStatus,
 )
+from .divergence import first_divergence
 from .eval_case import ConversationScenario, EvalCase, Invocation
 from .eval_metrics import (
     EvalMetric,
@@ -303,8 +304,10 @@ class LocalEvalService(BaseEvalService):
                     overall,
                 )
             status = _final_status(overall)
+            divergence = first_divergence(expected, actual) if expected else None
         else:
             status = EvalStatus.FAILED
+            divergence = None
         return inference, EvalCaseResult(
             eval_set_file=inference.eval_set_id,
             eval_set_id=inference.eval_set_id,
@@ -315,6 +318,7 @@ class LocalEvalService(BaseEvalService):
             session_id=inference.session_id or "",
             session_details=session,
             user_id=user_id,
+            divergence=divergence,
         )
 
     def _session_app_name(self, app_name: str, case: EvalCase) -> str:

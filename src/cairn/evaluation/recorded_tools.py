@@ -16,18 +16,19 @@ from google.genai import types as genai_types
 from typing_extensions import override
 
 from cairn.agents.context import Context
-from cairn.events.interrupts import AWAITING_CONFIRMATION, PROTOCOL_FUNCTIONS
+from cairn.events.interrupts import (
+    AWAITING_CONFIRMATION,
+    REQUEST_CONFIRMATION_FUNCTION,
+)
 from cairn.events.json_values import copy_json
-from cairn.events.request_input import REQUEST_INPUT_FUNCTION
 from cairn.plugins.base_plugin import BasePlugin
 from cairn.tools.base_tool import BaseTool
 
 from .divergence import Divergence, DivergenceKind, format_call
-from .eval_case import Invocation, InvocationEvents
+from .eval_case import FRAMEWORK_PAUSE_CALLS, Invocation, InvocationEvents
 
-_NOT_TOOLS = PROTOCOL_FUNCTIONS | {REQUEST_INPUT_FUNCTION}
-"""Calls the framework makes to pause (confirmations, credentials, input requests): no
-tool runs for them, so they are not part of the trajectory a plugin sees."""
+_NOT_TOOLS = FRAMEWORK_PAUSE_CALLS
+"""No tool runs for the framework's pause calls: not part of the trajectory a plugin sees."""
 
 _ALWAYS_LIVE = frozenset({"transfer_to_agent", "exit_loop", "set_model_response"})
 """Tools whose effect is on the run itself (a transfer, leaving a loop, the structured
@@ -41,11 +42,14 @@ class _RecordedCall:
     """The call's last recorded response (None: none was recorded, or only a placeholder)."""
     invocation_index: int
     event_index: int
+    asked: bool
+    """The call waited for a confirmation first (a recorded confirmation request names it)."""
 
 
 def _recorded_calls(invocations: Sequence[Invocation]) -> list[_RecordedCall]:
     found: list[tuple[genai_types.FunctionCall, int, int]] = []
     responses: dict[str, dict[str, Any] | None] = {}
+    asked: set[str] = set()
     for invocation_index, invocation in enumerate(invocations):
         data = invocation.intermediate_data
         if not isinstance(data, InvocationEvents):
@@ -55,12 +59,22 @@ def _recorded_calls(invocations: Sequence[Invocation]) -> list[_RecordedCall]:
                 call, response = part.function_call, part.function_response
                 if call is not None and call.name not in _NOT_TOOLS:
                     found.append((call, invocation_index, event_index))
+                if call is not None and call.name == REQUEST_CONFIRMATION_FUNCTION:
+                    original = (call.args or {}).get("originalFunctionCall") or {}
+                    if isinstance(original, dict) and original.get("id"):
+                        asked.add(str(original["id"]))
                 if response is not None and response.id:
                     # A confirmation's placeholder is not a result: the call waited for one.
                     placeholder = response.response == AWAITING_CONFIRMATION
                     responses[response.id] = None if placeholder else response.response
     return [
-        _RecordedCall(call, responses.get(call.id or ""), invocation_index, event_index)
+        _RecordedCall(
+            call,
+            responses.get(call.id or ""),
+            invocation_index,
+            event_index,
+            asked=(call.id or "") in asked,
+        )
         for call, invocation_index, event_index in found
     ]
 
@@ -76,7 +90,9 @@ class RecordedToolsPlugin(BasePlugin):
     long-running tool answered by the user, a call still waiting for confirmation when
     the session was saved) runs live but keeps the trajectory matching; so do
     ``transfer_to_agent``, ``exit_loop`` and ``set_model_response``, whose effect is the
-    point.
+    point. A call that waited for a confirmation in the recording asks again (the case's
+    recorded answer is the next turn), and once confirmed gets its recorded result: the
+    replay has the recording's turns, pauses included.
     """
 
     def __init__(self, expected_invocations: list[Invocation], *, name: str = "recorded_tools"):
@@ -85,6 +101,9 @@ class RecordedToolsPlugin(BasePlugin):
         self._last_invocation = max(len(expected_invocations) - 1, 0)
         self._matched = 0
         self._call_ids: set[str] = set()
+        self._asking: dict[str, _RecordedCall] = {}
+        """Calls let through to ask for confirmation, by call id: their recorded result
+        answers the confirmed re-run."""
         self.divergence: Divergence | None = None
         """Where the agent's calls first departed from the recorded ones (None: they have
         not). Its positions are those of the recorded call it was compared with in the
@@ -100,7 +119,13 @@ class RecordedToolsPlugin(BasePlugin):
         call_id = tool_context.function_call_id
         if call_id:
             if call_id in self._call_ids:
-                return None  # the same call run again (approved, or given its credential)
+                # The same call run again (approved, or given its credential).
+                confirmed = self._asking.pop(call_id, None)
+                if confirmed is None or confirmed.response is None or self.divergence:
+                    return None
+                self.reused_calls += 1
+                result: dict[str, Any] = copy_json(confirmed.response)
+                return result
             self._call_ids.add(call_id)
         if self.divergence is not None:
             return None
@@ -125,6 +150,9 @@ class RecordedToolsPlugin(BasePlugin):
             )
             return None
         self._matched += 1
+        if recorded.asked and call_id:
+            self._asking[call_id] = recorded
+            return None  # ask as the recording did; the confirmed re-run gets the result
         if recorded.response is None or tool.name in _ALWAYS_LIVE:
             return None
         self.reused_calls += 1

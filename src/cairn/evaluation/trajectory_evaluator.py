@@ -14,7 +14,7 @@ from google.genai import types as genai_types
 from pydantic import ValidationError
 from typing_extensions import override
 
-from .eval_case import ConversationScenario, Invocation, get_all_tool_calls
+from .eval_case import ConversationScenario, Invocation, get_agent_tool_calls
 from .eval_metrics import EvalMetric, ToolTrajectoryCriterion, _get_metric_threshold
 from .evaluator import (
     EvalStatus,
@@ -95,8 +95,8 @@ class TrajectoryEvaluator(Evaluator):
 
     def _score(self, actual: Invocation, expected: Invocation) -> PerInvocationResult:
         matches = self._matcher()(
-            get_all_tool_calls(actual.intermediate_data),
-            get_all_tool_calls(expected.intermediate_data),
+            get_agent_tool_calls(actual.intermediate_data),
+            get_agent_tool_calls(expected.intermediate_data),
         )
         score = 1.0 if matches else 0.0
         return PerInvocationResult(
