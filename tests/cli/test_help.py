@@ -23,8 +23,27 @@ COMMANDS = _commands(main)
 
 def test_every_command_is_listed() -> None:
     top = {path[0] for path in COMMANDS}
-    assert top == {"api-server", "create", "info", "migrate", "run", "sessions", "verify", "web"}
-    assert {path[1] for path in COMMANDS if len(path) == 2} == {"list", "show", "export", "import"}
+    assert top == {
+        "api-server",
+        "create",
+        "eval",
+        "info",
+        "migrate",
+        "run",
+        "sessions",
+        "verify",
+        "web",
+    }
+    assert {path[1:] for path in COMMANDS if path[0] == "sessions" and len(path) == 2} == {
+        ("list",),
+        ("show",),
+        ("export",),
+        ("import",),
+    }
+    assert {path[1] for path in COMMANDS if path[0] == "eval" and len(path) == 2} == {
+        "run",
+        "create",
+    }
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=" ".join)

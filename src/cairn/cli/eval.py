@@ -167,7 +167,24 @@ def run(
     log_level: str,
 ) -> None:
     """Run the cases of each EVALSET (a file, or an eval set id saved under AGENT_DIR) on
-    the agent of AGENT_DIR; ``FILE:case_1,case_2`` runs only those cases."""
+    the agent of AGENT_DIR; FILE:case_1,case_2 runs only those cases. `cairn eval AGENT_DIR
+    ...` is the same command.
+
+    Cases run concurrently, each on a new session. Results are written as ADK writes them,
+    to AGENT_DIR/.adk/eval_history/.
+
+    \b
+    Examples:
+      cairn eval my_agent my_agent/basic.evalset.json
+      cairn eval my_agent basic.evalset.json:case_1 --print-detailed-results
+      cairn eval my_agent regressions.evalset.json --reuse-tool-results --store eval.db
+
+    \b
+    Exit codes:
+      0  every case passed every criterion
+      1  a case failed (or its run raised), no case ran, or a named file is missing
+      2  refused: a malformed eval set or config, or bad options
+    """
     logging.basicConfig(level=getattr(logging, log_level.upper()))
     console = Console(stderr=True)
     try:
