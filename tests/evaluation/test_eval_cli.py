@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.support.databases import mariadb_database, postgres_database
 
+from cairn.artifacts.session_store_artifact_service import SessionStoreArtifactService
 from cairn.cli import main
-from cairn.sessions.sqlite_session_service import SqliteSessionService
+from cairn.evaluation.eval_result import EvalSetResult
+from cairn.evaluation.store_eval_set_results_manager import StoreEvalSetResultsManager
+from cairn.sessions.factory import session_service_from_url
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather_eval"
@@ -84,21 +90,35 @@ def test_bad_input_is_refused_with_a_message_that_names_it(agent_dir: Path) -> N
     assert "missing.evalset.json" in out
 
 
-def test_cases_run_in_the_store_given_and_stay_there(agent_dir: Path, tmp_path: Path) -> None:
-    store = tmp_path / "eval.db"
+@pytest.fixture(params=["sqlite", "postgres", "mariadb"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "eval.db")
+        return
+    fresh = postgres_database if request.param == "postgres" else mariadb_database
+    async with fresh() as url:  # type: ignore[attr-defined]
+        yield url
+
+
+def test_cases_run_in_the_store_given_and_stay_there(agent_dir: Path, store: str) -> None:
     code, out = cairn(
         "eval", str(agent_dir), str(agent_dir / "weather.evalset.json"), "--store", str(store)
     )
     assert code == 0, out
 
-    async def sessions() -> int:
-        service = SqliteSessionService(str(store))
+    async def stored() -> tuple[int, EvalSetResult]:
+        service = session_service_from_url(store)
         try:
             listed = await service.list_sessions(app_name="weather_eval", user_id="eval_user")
-            return len(listed.sessions)
+            keeper = StoreEvalSetResultsManager(SessionStoreArtifactService(service))
+            (result_id,) = await keeper.list_eval_set_results("weather_eval")
+            return len(listed.sessions), await keeper.get_eval_set_result("weather_eval", result_id)
         finally:
             await service.close()
 
-    import asyncio
-
-    assert asyncio.run(sessions()) == 3
+    sessions, result = asyncio.run(stored())
+    assert sessions == 3
+    # The results are kept beside the sessions, each case naming the session it ran in.
+    assert result.eval_set_id == "weather"
+    assert len({case.session_id for case in result.eval_case_results}) == 3
+    assert f"results kept in the store as {result.eval_set_result_id}" in out

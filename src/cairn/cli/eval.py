@@ -133,7 +133,8 @@ def _config_path(given: str | None, targets: dict[str, list[str]]) -> str | None
     default=None,
     metavar="URL",
     help="The session store the cases run in (default: in memory). A SQLite path or a "
-    "database URL keeps each case's session for `cairn sessions show` and `cairn web`.",
+    "database URL keeps each case's session for `cairn sessions show` and `cairn web`, and "
+    "the results beside them (StoreEvalSetResultsManager).",
 )
 @click.option(
     "--parallelism",
@@ -244,9 +245,28 @@ async def _run(
         plugins_for_case=_recorded_tools if reuse_tool_results else None,
     )
     try:
-        return await _execute(service, sets, requests, config, parallelism, console)
+        results = await _execute(service, sets, requests, config, parallelism, console)
+        if store is not None:
+            await _keep_in_store(sessions, app_name, results, console)
+        return results
     finally:
         await sessions.close()
+
+
+async def _keep_in_store(
+    sessions: BaseSessionService, app_name: str, results: list[EvalCaseResult], console: Console
+) -> None:
+    """Each eval set's results, also as an artifact in the store (beside the sessions)."""
+    from cairn.artifacts.session_store_artifact_service import SessionStoreArtifactService
+    from cairn.evaluation.store_eval_set_results_manager import StoreEvalSetResultsManager
+
+    keeper = StoreEvalSetResultsManager(SessionStoreArtifactService(sessions))
+    by_set: dict[str, list[EvalCaseResult]] = {}
+    for result in results:
+        by_set.setdefault(result.eval_set_id, []).append(result)
+    for eval_set_id, cases in by_set.items():
+        kept = await keeper.save_eval_set_result(app_name, eval_set_id, cases)
+        console.print(f"results kept in the store as {kept.eval_set_result_id}")
 
 
 def _recorded_tools(case: Any) -> list[Any]:
