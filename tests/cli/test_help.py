@@ -27,6 +27,7 @@ def test_every_command_is_listed() -> None:
         "api-server",
         "create",
         "eval",
+        "eval_set",
         "info",
         "migrate",
         "run",

@@ -7,6 +7,7 @@ import click
 from cairn import __version__
 from cairn.cli.create import create
 from cairn.cli.eval import eval_group
+from cairn.cli.eval_set import eval_set
 from cairn.cli.info import info
 from cairn.cli.migrate import migrate
 from cairn.cli.run import run
@@ -47,6 +48,7 @@ def main() -> None:
 
 main.add_command(create)
 main.add_command(eval_group)
+main.add_command(eval_set)
 main.add_command(info)
 main.add_command(migrate)
 main.add_command(run)
