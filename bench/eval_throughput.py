@@ -224,7 +224,7 @@ def run_cairn(
     rows = []
     for n in parallelisms:
         say(f"[cairn] parallelism {n} ...")
-        profiler = cProfile.Profile() if profile and n != 1 else None
+        profiler = cProfile.Profile() if profile and n == 1 else None
         if profiler:
             profiler.enable()
         try:
