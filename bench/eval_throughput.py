@@ -42,6 +42,7 @@ import platform
 import pstats
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -206,12 +207,24 @@ async def cairn_run(target: Target, evalset: Path, config_file: Path, results: P
     return Row("cairn", mode_name(n), len(scored), passed, seconds)
 
 
+def median_row(runs: list[Row]) -> Row:
+    """One row for repeated runs: the median time, the fewest cases passed."""
+    seconds = statistics.median(run.seconds or 0.0 for run in runs)
+    passed = min(run.passed for run in runs)
+    return Row(runs[0].framework, runs[0].mode, min(r.cases for r in runs), passed, seconds)
+
+
 def mode_name(n: int) -> str:
     return "serial (parallelism 1)" if n == 1 else f"concurrent (parallelism {n})"
 
 
 def run_cairn(
-    agents: Path, evalset: Path, config: Path, parallelisms: list[int], profile: str | None
+    agents: Path,
+    evalset: Path,
+    config: Path,
+    parallelisms: list[int],
+    repeat: int,
+    profile: str | None,
 ) -> list[Row]:
     target = load_target(agents / "cairn_weather")
     results = agents.parent / "cairn-results"
@@ -224,16 +237,18 @@ def run_cairn(
     rows = []
     for n in parallelisms:
         say(f"[cairn] parallelism {n} ...")
-        profiler = cProfile.Profile() if profile and n == 1 else None
-        if profiler:
-            profiler.enable()
         try:
-            rows.append(asyncio.run(cairn_run(target, evalset, config, results, n)))
+            runs = [
+                asyncio.run(cairn_run(target, evalset, config, results, n)) for _ in range(repeat)
+            ]
         except Exception as error:
-            rows.append(
-                Row("cairn", f"parallelism {n}", failure=f"{type(error).__name__}: {error}")
-            )
-        if profiler and profile:
+            rows.append(Row("cairn", mode_name(n), failure=f"{type(error).__name__}: {error}"))
+            continue
+        rows.append(median_row(runs))
+        if profile and n == 1:
+            profiler = cProfile.Profile()
+            profiler.enable()
+            asyncio.run(cairn_run(target, evalset, config, results, n))
             profiler.disable()
             profiler.dump_stats(profile)
             stats = pstats.Stats(profile, stream=sys.stderr)
@@ -246,7 +261,7 @@ def run_cairn(
 
 
 def run_adk(
-    python: Path, agents: Path, evalset: Path, config: Path, parallelisms: list[int]
+    python: Path, agents: Path, evalset: Path, config: Path, parallelisms: list[int], repeat: int
 ) -> list[Row]:
     say("[adk] LocalEvalService ...")
     command = [
@@ -258,6 +273,7 @@ def run_adk(
         f"--results-dir={agents.parent / 'adk-results'}",
         f"--parallelism={','.join(map(str, parallelisms))}",
         f"--warmup={WARMUP}",
+        f"--repeat={repeat}",
     ]
     done = _run(command, PEER_TIMEOUT, agents.parent)
     if isinstance(done, str):
@@ -312,7 +328,9 @@ def _run(command: list[str], timeout: int, cwd: Path) -> subprocess.CompletedPro
         return f"timed out after {timeout}s"
 
 
-def run_clis(adk_python: Path | None, agents: Path, evalset: Path, config: Path) -> list[Row]:
+def run_clis(
+    adk_python: Path | None, agents: Path, evalset: Path, config: Path, repeat: int
+) -> list[Row]:
     rows = []
     cairn_cli = Path(sys.executable).parent / "cairn"
     say("[cli] cairn eval ...")
@@ -323,6 +341,7 @@ def run_clis(adk_python: Path | None, agents: Path, evalset: Path, config: Path)
             [str(cairn_cli), "eval", str(agents / "cairn_weather"), str(evalset)],
             agents,
             r"(\d+) of (\d+) cases passed",
+            repeat,
         )
     )
     if adk_python is not None:
@@ -340,12 +359,21 @@ def run_clis(adk_python: Path | None, agents: Path, evalset: Path, config: Path)
                 ],
                 agents,
                 r"Tests passed: (\d+)\s+Tests failed: (\d+)",
+                repeat,
             )
         )
     return rows
 
 
-def _cli(framework: str, mode: str, command: list[str], agents: Path, pattern: str) -> Row:
+def _cli(
+    framework: str, mode: str, command: list[str], agents: Path, pattern: str, repeat: int
+) -> Row:
+    runs = [_cli_once(framework, mode, command, agents, pattern) for _ in range(repeat)]
+    failed = [run for run in runs if run.failure]
+    return failed[0] if failed else median_row(runs)
+
+
+def _cli_once(framework: str, mode: str, command: list[str], agents: Path, pattern: str) -> Row:
     started = time.perf_counter()
     done = _run(command, CLI_TIMEOUT, agents.parent)
     seconds = time.perf_counter() - started
@@ -403,6 +431,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=200, help="eval cases (3 turns each)")
     parser.add_argument("--parallelism", type=int, default=4, help="the concurrent mode's")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--no-install", action="store_true", help="use an existing ADK venv")
     parser.add_argument("--no-cli", action="store_true", help="skip table 2 (the CLIs)")
     parser.add_argument("--no-adk", action="store_true", help="cairn only (no comparison)")
@@ -421,9 +450,9 @@ def main() -> None:
             except Exception as error:
                 rows.append(Row("google-adk 2.13.0", "in-process", failure=f"install: {error}"))
         if adk_python is not None:
-            rows += run_adk(adk_python, agents, evalset, config, parallelisms)
-        rows = run_cairn(agents, evalset, config, parallelisms, args.profile) + rows
-        cli_rows = [] if args.no_cli else run_clis(adk_python, agents, evalset, config)
+            rows += run_adk(adk_python, agents, evalset, config, parallelisms, args.repeat)
+        rows = run_cairn(agents, evalset, config, parallelisms, args.repeat, args.profile) + rows
+        cli_rows = [] if args.no_cli else run_clis(adk_python, agents, evalset, config, args.repeat)
     elapsed = time.perf_counter() - started
     print(
         f"cairn vs google-adk 2.13.0, eval throughput; Python {sys.version.split()[0]}; "

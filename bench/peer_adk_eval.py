@@ -4,13 +4,14 @@ Runs inside bench/.peers/adk-eval (google-adk[eval]==2.13.0, made by bench/eval_
 never in the project's venv, and imports no cairn:
 
     python bench/peer_adk_eval.py --agent DIR --evalset FILE --config FILE --results-dir DIR
-                                  --parallelism 1,4 [--warmup 5]
+                                  --parallelism 1,4 [--warmup 5] [--repeat 3]
 
 The agent is loaded as `adk eval` loads it (cli_eval.get_app_or_root_agent). Per parallelism
 it builds a LocalEvalService as `adk eval` does (an InMemoryEvalSetsManager holding the set,
 a LocalEvalSetResultsManager writing under --results-dir, the config's metrics and user
 simulator), then times perform_inference over every case followed by evaluate, both with that
-parallelism. --warmup cases run once first, untimed, on a service of their own.
+parallelism, --repeat times (a new service each time; the median is printed, and the fewest
+cases passed). --warmup cases run once first, untimed, on a service of their own.
 
 Prints one machine-readable line per parallelism:
     RESULT peer=adk parallelism=<n> cases=<n> passed=<n> seconds=<s>
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import statistics
 import sys
 import time
 import warnings
@@ -104,9 +106,13 @@ async def main_async(args: argparse.Namespace) -> None:
         warm = eval_set.model_copy(update={"eval_cases": eval_set.eval_cases[: args.warmup]})
         await run_set(agent, app, app_name, warm, config, args.results_dir, 1)
     for n in (int(value) for value in args.parallelism.split(",")):
-        cases, passed, seconds = await run_set(
-            agent, app, app_name, eval_set, config, args.results_dir, n
-        )
+        runs = [
+            await run_set(agent, app, app_name, eval_set, config, args.results_dir, n)
+            for _ in range(args.repeat)
+        ]
+        cases = min(run[0] for run in runs)
+        passed = min(run[1] for run in runs)
+        seconds = statistics.median(run[2] for run in runs)
         print(
             f"RESULT peer=adk parallelism={n} cases={cases} passed={passed} seconds={seconds:.4f}",
             flush=True,
@@ -121,6 +127,7 @@ def main() -> None:
     parser.add_argument("--results-dir", required=True)
     parser.add_argument("--parallelism", default="1,4")
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per parallelism (median)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     try:
