@@ -338,7 +338,13 @@ def run_clis(
         _cli(
             "cairn",
             "`cairn eval` (parallelism 4)",
-            [str(cairn_cli), "eval", str(agents / "cairn_weather"), str(evalset)],
+            [
+                str(cairn_cli),
+                "eval",
+                str(agents / "cairn_weather"),
+                str(evalset),
+                f"--config={config}",
+            ],
             agents,
             r"(\d+) of (\d+) cases passed",
             repeat,
@@ -427,6 +433,34 @@ def table(rows: list[Row], cases_wanted: int) -> str:
     return "\n".join(text.rstrip() for text in out)
 
 
+def goal_line(rows: list[Row], cli_rows: list[Row]) -> str:
+    """The issue's goal, and each cairn/ADK ratio measured against it."""
+    parts = []
+    for wanted, theirs_mode, label in (
+        ("serial (parallelism 1)", "serial (parallelism 1)", "serial"),
+        ("concurrent", "concurrent", "concurrent"),
+        ("`cairn eval`", "`adk eval`", "CLI"),
+    ):
+        ours = next(
+            (r for r in rows + cli_rows if r.framework == "cairn" and r.mode.startswith(wanted)),
+            None,
+        )
+        theirs = next(
+            (
+                r
+                for r in rows + cli_rows
+                if r.framework != "cairn" and r.mode.startswith(theirs_mode)
+            ),
+            None,
+        )
+        if ours and theirs and ours.ok and theirs.ok and ours.rate and theirs.rate:
+            ratio = ours.rate / theirs.rate
+            parts.append(f"{label} {ratio:.1f}x ({'met' if ratio >= 10 else 'NOT met'})")
+    measured = "; ".join(parts) if parts else "no ratio measured"
+    goal = "Goal (issue 17): cairn >= 10x ADK in cases/s, serial and concurrent."
+    return f"{goal} Measured: {measured}."
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=200, help="eval cases (3 turns each)")
@@ -467,7 +501,7 @@ def main() -> None:
         print("End to end: the CLI's wall time (process start, imports and agent loading included)")
         print(table(cli_rows, args.cases))
     print()
-    print("Goal (issue 17): cairn >= 10x ADK in cases/s, serial and concurrent.")
+    print(goal_line(rows, cli_rows))
     everything = rows + cli_rows
     void = [row for row in everything if not row.ok]
     for row in void:
