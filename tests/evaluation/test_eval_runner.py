@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +35,14 @@ from cairn.evaluation.eval_case import (
 )
 from cairn.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
 from cairn.evaluation.eval_result import EvalCaseResult
-from cairn.evaluation.evaluation_generator import EvaluationGenerator
+from cairn.evaluation.evaluation_generator import EvaluationGenerator, _events_for
 from cairn.evaluation.evaluator import EvalStatus
 from cairn.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
 from cairn.evaluation.local_eval_service import LocalEvalService
 from cairn.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 from cairn.evaluation.simulation.static_user_simulator import StaticUserSimulator
+from cairn.evaluation.simulation.user_simulator import NextUserMessage
+from cairn.events.event import Event
 from cairn.models.llm_request import LlmRequest
 from cairn.sessions.sqlite_session_service import SqliteSessionService
 from cairn.testing import Call, ScriptedLlm
@@ -161,6 +164,71 @@ async def test_the_generator_turns_each_user_turn_into_an_invocation() -> None:
         details.tool_declarations
     )
     assert first.duration is not None and first.duration >= (first.model_duration or 0)
+
+
+async def test_a_tool_holding_a_client_runs_and_each_agent_s_first_request_is_recorded() -> None:
+    # A tool that is a method of an object holding a connection (here a lock, which cannot
+    # be copied): the run keeps what the evaluator needs from the agent's first model call
+    # (its instructions and declarations), not a copy of the request and its tool objects.
+    class WeatherClient:
+        def __init__(self) -> None:
+            self.connection = threading.Lock()
+
+        def get_weather(self, city: str) -> dict[str, Any]:
+            """The temperature in a city."""
+            with self.connection:
+                return {"city": city, "celsius": 20}
+
+    agent = weather_agent()
+    agent.tools = [WeatherClient().get_weather]
+    case = weather_case("client", "Paris", "Lima")
+    invocations = await EvaluationGenerator._generate_inferences_from_root_agent(
+        agent,
+        user_simulator=StaticUserSimulator(static_conversation=case.conversation or []),
+        initial_session=case.session_input,
+    )
+    assert [i.final_response.parts[0].text for i in invocations if i.final_response] == [
+        "It is 20 degrees in Paris.",
+        "It is 20 degrees in Lima.",
+    ]
+    for invocation in invocations:
+        assert invocation.app_details is not None
+        details = invocation.app_details.agent_details["weather_agent"]
+        assert details.instructions == "Answer weather questions with get_weather."
+        declared = details.tool_declarations[0].function_declarations[0]
+        assert declared.name == "get_weather"
+        assert declared.parameters_json_schema["required"] == ["city"]
+
+
+async def test_a_simulator_reading_the_events_gets_copies_the_static_one_the_run_s() -> None:
+    case = weather_case("two_cities", "Paris", "Lima")
+    turns = case.conversation or []
+
+    class Scribbler(StaticUserSimulator):
+        """Replays the turns, but first defaces every event it is shown."""
+
+        async def get_next_user_message(self, events: list[Event]) -> NextUserMessage:
+            for event in events:
+                for part in (event.content.parts or []) if event.content else []:
+                    if part.text:
+                        part.text = "scribbled"
+            return await super().get_next_user_message(events)
+
+    invocations = await EvaluationGenerator._generate_inferences_from_root_agent(
+        weather_agent(),
+        user_simulator=Scribbler(static_conversation=turns),
+        initial_session=case.session_input,
+    )
+    # What it changed were copies: the run's own events, and so the invocations, are intact.
+    assert [i.final_response.parts[0].text for i in invocations if i.final_response] == [
+        "It is 20 degrees in Paris.",
+        "It is 20 degrees in Lima.",
+    ]
+    # The static simulator never reads them: it is shown the run's events, uncopied.
+    events = [Event(author="user", content=said("Weather in Paris?"))]
+    assert _events_for(StaticUserSimulator(static_conversation=turns), events) is events
+    copied = _events_for(Scribbler(static_conversation=turns), events)
+    assert copied == events and copied[0] is not events[0]
 
 
 async def test_a_passing_and_a_failing_case_are_scored_as_adk_scores_them() -> None:

@@ -66,6 +66,26 @@ def test_schema_from_type_hints_and_docstring() -> None:
     assert properties["budget"]["anyOf"][0]["additionalProperties"] == {"type": "number"}
 
 
+def test_each_declaration_is_the_same_and_its_own() -> None:
+    # The schema is made once per tool; a caller that edits one declaration's schema (a
+    # before_model_callback trimming it, say) does not change the next model call's.
+    tool = FunctionTool(plan_trip)
+    first = tool.declaration()
+    assert first.parameters_json_schema is not None
+    first.parameters_json_schema["properties"].pop("budget")
+    first.parameters_json_schema["$defs"]["Unit"]["enum"].append("K")
+    second = tool.declaration()
+    assert (
+        second.parameters_json_schema
+        == FunctionTool(plan_trip).declaration().parameters_json_schema
+    )
+    assert "budget" in second.parameters_json_schema["properties"]
+    assert second.parameters_json_schema["$defs"]["Unit"]["enum"] == ["C", "F"]
+    # The name and description are read at each call, as before.
+    tool.description = "Plan a journey."
+    assert tool.declaration().description == "Plan a journey."
+
+
 async def test_valid_calls_get_typed_arguments() -> None:
     tool = FunctionTool(plan_trip)
     result = await tool.run_async(

@@ -44,12 +44,23 @@ from .errors import AgentRunError
 from .eval_case import EvalCase, Invocation, SessionInput
 from .eval_set import EvalSet
 from .request_intercepter_plugin import _RequestIntercepterPlugin
+from .simulation.static_user_simulator import StaticUserSimulator
 from .simulation.user_simulator import BaseUserSimulatorConfig, Status, UserSimulator
 from .simulation.user_simulator_provider import UserSimulatorProvider
 
 _USER_AUTHOR = "user"
 _DEFAULT_APP_NAME = "EvaluationGenerator"
 _DEFAULT_USER_ID = "test_user_id"
+
+
+def _events_for(user_simulator: UserSimulator, events: list[Event]) -> list[Event]:
+    """The events a simulator is shown: copies, so that it cannot change the run's, unless
+    its ``get_next_user_message`` is the static simulator's, which never reads them (copying
+    every event of the case at each turn would be most of a scripted case's cost)."""
+    method = type(user_simulator).get_next_user_message
+    if method is StaticUserSimulator.get_next_user_message:
+        return events
+    return copy.deepcopy(events)
 
 
 class EvalCaseResponses(BaseModel):
@@ -271,7 +282,7 @@ class EvaluationGenerator:
         try:
             while True:
                 next_message = await user_simulator.get_next_user_message(
-                    copy.deepcopy(events[first_new:])
+                    _events_for(user_simulator, events[first_new:])
                 )
                 if next_message.status != Status.SUCCESS:
                     break

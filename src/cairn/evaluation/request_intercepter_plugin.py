@@ -8,6 +8,7 @@ what the agent did.
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -64,7 +65,7 @@ class _RequestIntercepterPlugin(BasePlugin):
 
     def __init__(self, name: str = "request_intercepter_plugin") -> None:
         super().__init__(name=name)
-        self._requests: dict[tuple[str, str], LlmRequest] = {}
+        self._details: dict[tuple[str, str], AgentDetails] = {}
         self._model_started: dict[int, tuple[str, float]] = {}
         self._tool_started: dict[int, tuple[str, float]] = {}
         self._model_intervals: dict[str, list[_Interval]] = {}
@@ -74,7 +75,15 @@ class _RequestIntercepterPlugin(BasePlugin):
         self, *, callback_context: Context, llm_request: LlmRequest
     ) -> LlmResponse | None:
         key = (callback_context.invocation_id, callback_context.agent_name)
-        self._requests.setdefault(key, llm_request.model_copy(deep=True))
+        if key not in self._details:
+            # Only what app_details reads, copied as it is now: not the whole request (its
+            # tools_dict holds the tool objects, an AgentTool's whole agent among them), and
+            # only on the agent's first model call of the invocation.
+            self._details[key] = AgentDetails(
+                name=callback_context.agent_name,
+                instructions=_text(llm_request.config.system_instruction),
+                tool_declarations=copy.deepcopy(llm_request.config.tools or []),
+            )
         # A call's hooks share its context; an agent's model calls follow one another.
         self._model_started[id(callback_context)] = (
             callback_context.invocation_id,
@@ -136,14 +145,10 @@ class _RequestIntercepterPlugin(BasePlugin):
         """The instructions and tools each of ``authors`` was given in the invocation."""
         details = AppDetails(agent_details={})
         for author in authors:
-            request = self._requests.get((invocation_id, author))
-            if request is None or author in details.agent_details:
+            agent = self._details.get((invocation_id, author))
+            if agent is None or author in details.agent_details:
                 continue
-            details.agent_details[author] = AgentDetails(
-                name=author,
-                instructions=_text(request.config.system_instruction),
-                tool_declarations=request.config.tools or [],
-            )
+            details.agent_details[author] = agent
         return details
 
     def model_seconds(self, invocation_id: str) -> float:

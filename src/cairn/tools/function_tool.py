@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 import re
 import typing
@@ -90,6 +91,7 @@ class FunctionTool(BaseTool):
         self.func = func
         self._context_parameter: str | None = None
         self._arguments = self._arguments_model(func, argument_docs)
+        self._parameters_schema: dict[str, Any] | None = None
 
     _supplied_parameters: frozenset[str] = frozenset()
     """Parameters the model neither sees nor fills: the tool supplies them (a subclass's)."""
@@ -129,8 +131,14 @@ class FunctionTool(BaseTool):
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         """The declaration from the function's signature and docstring (ADK's hook: a
         subclass may override it and call ``super()._get_declaration()``)."""
-        schema = self._arguments.model_json_schema()
-        schema.pop("title", None)
+        if self._parameters_schema is None:
+            # The arguments model never changes: its JSON schema is made once (pydantic's
+            # schema generation was a fifth of a scripted model call), and each declaration
+            # gets its own copy of it.
+            schema = self._arguments.model_json_schema()
+            schema.pop("title", None)
+            self._parameters_schema = schema
+        schema = copy.deepcopy(self._parameters_schema)
         return types.FunctionDeclaration(
             name=self.name, description=self.description, parameters_json_schema=schema
         )

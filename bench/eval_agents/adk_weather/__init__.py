@@ -1,0 +1,5 @@
+"""The google-adk weather agent of bench/eval_throughput.py (see agent.py)."""
+
+from . import agent
+
+__all__ = ["agent"]

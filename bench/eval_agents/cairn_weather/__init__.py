@@ -1,0 +1,5 @@
+"""The cairn weather agent of bench/eval_throughput.py (see agent.py)."""
+
+from . import agent
+
+__all__ = ["agent"]
