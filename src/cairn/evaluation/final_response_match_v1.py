@@ -9,6 +9,7 @@ stemming, as in plain ROUGE; other words are kept as they are.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Any, NamedTuple
 
@@ -56,7 +57,11 @@ class _ScriptAwareTokenizer:
     def __init__(self, use_stemmer: bool = True) -> None:
         from rouge_score import tokenizers
 
-        self._ascii = tokenizers.DefaultTokenizer(use_stemmer)
+        ascii_tokenizer = tokenizers.DefaultTokenizer(use_stemmer)
+        # Stemming is the cost, and a word always stems the same: each word once.
+        self._ascii_word = functools.lru_cache(maxsize=1 << 16)(
+            lambda word: tuple(ascii_tokenizer.tokenize(word))
+        )
 
     def _words(self, text: str) -> list[str]:
         words: list[str] = []
@@ -86,7 +91,7 @@ class _ScriptAwareTokenizer:
     def tokenize(self, text: str) -> list[str]:
         tokens: list[str] = []
         for word in self._words(text):
-            tokens.extend(self._ascii.tokenize(word) if word.isascii() else [word])
+            tokens.extend(self._ascii_word(word) if word.isascii() else (word,))
         return tokens
 
 
@@ -98,14 +103,19 @@ class Rouge1Score(NamedTuple):
     fmeasure: float
 
 
-def _calculate_rouge_1_scores(candidate: str, reference: str) -> Rouge1Score:
-    """ROUGE-1 of ``candidate`` (the agent's text) against ``reference`` (the expected text)."""
+@functools.cache
+def _rouge_1_scorer() -> Any:
+    """One scorer for the process (it holds the stemmer and its cache of stemmed words)."""
     try:
         from rouge_score import rouge_scorer
     except ImportError as error:
         raise ImportError(MISSING_EVAL_DEPENDENCIES_MESSAGE) from error
-    scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=_ScriptAwareTokenizer())
-    score: Any = scorer.score(reference, candidate)["rouge1"]
+    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=_ScriptAwareTokenizer())
+
+
+def _calculate_rouge_1_scores(candidate: str, reference: str) -> Rouge1Score:
+    """ROUGE-1 of ``candidate`` (the agent's text) against ``reference`` (the expected text)."""
+    score: Any = _rouge_1_scorer().score(reference, candidate)["rouge1"]
     return Rouge1Score(float(score.precision), float(score.recall), float(score.fmeasure))
 
 
