@@ -26,6 +26,7 @@ from cairn.evaluation.base_eval_service import (
     InferenceResult,
 )
 from cairn.evaluation.divergence import Divergence, first_divergence
+from cairn.evaluation.errors import EvalFileError
 from cairn.evaluation.eval_case import EvalCase
 from cairn.evaluation.eval_config import (
     _UserSimulatorConfig,
@@ -158,8 +159,8 @@ def _translate() -> Iterator[None]:
     """The managers' plain ``ValueError`` (a bad id) as a 422."""
     try:
         yield
-    except (InvalidRequestError, NotFoundError, AlreadyExistsError):
-        raise
+    except (InvalidRequestError, NotFoundError, AlreadyExistsError, EvalFileError):
+        raise  # a damaged file beside the app is the server's fault: a 500, path logged
     except ValueError as error:
         raise InvalidRequestError(str(error)) from None
 
@@ -423,7 +424,7 @@ def _run_result(
         found = first_divergence(case.conversation, actual)
         divergence = DivergenceJSON.of(found) if found else None
     return RunEvalResult(
-        eval_set_file=result.eval_set_file or eval_set_id,
+        eval_set_file=eval_set_id,  # as cairn's service names it (the file's id)
         eval_set_id=eval_set_id,
         eval_id=result.eval_id,
         final_eval_status=result.final_eval_status,
