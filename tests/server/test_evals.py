@@ -1,6 +1,6 @@
 """The dev server's evaluation routes (ADK's paths and JSON), against a real app folder.
 
-The app is a copy of ``eval_agents/forecast`` in a temporary folder, so eval sets and
+The app is a copy of ``tests/support/eval_agents/forecast`` in a temporary folder, so eval sets and
 results are written beside it as ADK keeps them.
 """
 
@@ -16,7 +16,7 @@ import httpx
 import pytest
 from tests.server.harness import asgi_client, run_body
 
-FORECAST = Path(__file__).resolve().parent / "eval_agents" / "forecast"
+FORECAST = Path(__file__).resolve().parents[1] / "support" / "eval_agents" / "forecast"
 DEV = "/dev/apps/forecast"
 DEFAULT_METRICS = {
     "evalMetrics": [
