@@ -16,6 +16,8 @@ import httpx
 import pytest
 from tests.server.harness import asgi_client, run_body
 
+from cairn.server import Principal
+
 FORECAST = Path(__file__).resolve().parents[1] / "support" / "eval_agents" / "forecast"
 DEV = "/dev/apps/forecast"
 DEFAULT_METRICS = {
@@ -331,3 +333,37 @@ async def test_the_metrics_and_the_default_criteria_are_listed(dev: httpx.AsyncC
         ("response_match_score", 0.8),
     ]
     assert (await dev.get("/dev/apps/nowhere/metrics-info")).status_code == 404
+
+
+def _header_user(request: Any) -> Principal:
+    return Principal(user_id=request.headers.get("X-User"), admin=False)
+
+
+async def test_a_user_may_make_and_run_cases_only_of_their_own_sessions(agents: Path) -> None:
+    async with asgi_client(agents_dir=agents, web=True, hook=_header_user) as api:
+        ada, bob = {"X-User": "ada"}, {"X-User": "bob"}
+        await api.post("/apps/forecast/users/ada/sessions", json={"sessionId": "s1"}, headers=ada)
+        await api.post("/run", json=run_body("forecast", "s1", "weather in Paris"), headers=ada)
+        body = {"evalSet": {"eval_set_id": "smoke", "eval_cases": []}}
+        await api.post(f"{DEV}/eval-sets", json=body, headers=ada)
+        case = {"evalId": "paris", "sessionId": "s1", "userId": "ada"}
+        taken = await api.post(f"{DEV}/eval-sets/smoke/add-session", json=case, headers=bob)
+        assert taken.status_code == 403 and "'ada'" in taken.json()["detail"]
+        added = await api.post(f"{DEV}/eval-sets/smoke/add-session", json=case, headers=ada)
+        assert added.status_code == 200
+        # The case runs as its session's user: only that user (or an admin) may run it.
+        refused = await api.post(f"{DEV}/eval-sets/smoke/run", json=DEFAULT_METRICS, headers=bob)
+        assert refused.status_code == 403
+        ran = await api.post(f"{DEV}/eval-sets/smoke/run", json=DEFAULT_METRICS, headers=ada)
+        assert ran.json()["runEvalResults"][0]["finalEvalStatus"] == 1
+
+
+async def test_the_eval_routes_need_the_servers_credentials_and_are_documented(
+    agents: Path,
+) -> None:
+    async with asgi_client(agents_dir=agents, web=True, api_key="k") as api:
+        assert (await api.get(f"{DEV}/eval-sets")).status_code == 401
+        assert (await api.get(f"{DEV}/eval-sets", headers={"X-API-Key": "k"})).status_code == 200
+        paths = (await api.get("/openapi.json", headers={"X-API-Key": "k"})).json()["paths"]
+        assert "/dev/apps/{app_name}/eval-sets/{eval_set_id}/run" in paths
+        assert "/dev/apps/{app_name}/metrics-info" in paths
