@@ -367,3 +367,22 @@ async def test_the_eval_routes_need_the_servers_credentials_and_are_documented(
         paths = (await api.get("/openapi.json", headers={"X-API-Key": "k"})).json()["paths"]
         assert "/dev/apps/{app_name}/eval-sets/{eval_set_id}/run" in paths
         assert "/dev/apps/{app_name}/metrics-info" in paths
+
+
+async def test_a_case_whose_run_fails_says_why_and_has_no_divergence(
+    dev: httpx.AsyncClient,
+) -> None:
+    await recorded_session(dev, "s1", "Paris")
+    await new_set(dev)
+    await add(dev, "paris", "s1")
+    path = f"{DEV}/eval-sets/smoke/eval-cases/paris"
+    case = (await dev.get(path)).json()
+    case["conversation"][0]["userContent"]["parts"] = [{"text": "?"}]  # no city: the agent fails
+    await dev.put(path, json=case)
+    ran = await dev.post(f"{DEV}/eval-sets/smoke/run", json=DEFAULT_METRICS)
+    assert ran.status_code == 200
+    [result] = ran.json()["runEvalResults"]
+    assert result["finalEvalStatus"] == 2
+    assert result["divergence"] is None
+    assert result["evalMetricResultPerInvocation"] == []
+    assert "IndexError" in result["errorMessage"]

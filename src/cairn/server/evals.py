@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -305,7 +305,7 @@ class EvalWorkspace:
         eval_set = await self.eval_set(app_name, eval_set_id)
         cases = _chosen(eval_set, choice.eval_case_ids)
         for case in cases:
-            check_user(caller, case.session_input.user_id if case.session_input else "user")
+            check_user(caller, _runs_as(case))
         _check_metrics(choice.eval_metrics)
         simulator = _simulator(choice.user_simulator_config)
         runner = await self._apps.runner(app_name)
@@ -327,7 +327,7 @@ class EvalWorkspace:
             eval_case_ids=[c.eval_id for c in cases],
             inference_config=InferenceConfig(),
         )
-        async with _closing(service.perform_inference(request)) as running:
+        async with contextlib.aclosing(service.perform_inference(request)) as running:
             async for inference in running:
                 inferences.append(inference)
         evaluate = EvaluateRequest(
@@ -337,7 +337,7 @@ class EvalWorkspace:
             ),
         )
         scored: list[EvalCaseResult] = []
-        async with _closing(service.evaluate(evaluate)) as scoring:
+        async with contextlib.aclosing(service.evaluate(evaluate)) as scoring:
             async for result in scoring:
                 scored.append(result)
         by_id = {i.eval_case_id: i for i in inferences}
@@ -350,12 +350,14 @@ class EvalWorkspace:
         ]
 
 
-@contextlib.asynccontextmanager
-async def _closing(generator: Any) -> AsyncIterator[Any]:
-    try:
-        yield generator
-    finally:
-        await generator.aclose()
+_UNNAMED_USER = "test_user_id"
+"""The user a case without a ``session_input`` runs as (the eval service's default)."""
+
+
+def _runs_as(case: EvalCase) -> str:
+    """The user whose new session the case runs in."""
+    user = case.session_input.user_id if case.session_input else None
+    return user or _UNNAMED_USER
 
 
 def _chosen(eval_set: EvalSet, eval_case_ids: list[str]) -> list[EvalCase]:
