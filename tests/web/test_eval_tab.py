@@ -87,6 +87,15 @@ def test_a_session_added_to_a_new_set_runs_and_passes(
     expect(page.locator(".session-item")).to_have_count(2)
     screenshot(page, "eval-passed")
 
+    # The run was saved beside the agent, and can be shown again.
+    saved = page.locator("#eval-history option")
+    expect(saved).to_have_count(2)  # the prompt, and the one run
+    page.select_option("#eval-history", index=1)
+    expect(page.locator("#eval-run-status")).to_have_text("saved run: 1 of 1 passed")
+    expect(page.locator(".eval-result")).to_have_attribute("data-status", "passed")
+    expect(page.locator("#eval-divergence")).to_contain_text("A saved run keeps its scores")
+    expect(page.locator(".eval-side.actual .eval-final")).to_have_text("It is sunny in Paris.")
+
 
 def test_after_the_agent_changes_the_case_fails_and_shows_its_divergence(
     page: Page, eval_server: Server, override: Path, screenshot: Shot

@@ -23,6 +23,7 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
     cases: [],
     metrics: [], // {metricName, threshold, enabled, description}
     results: [],
+    history: [], // saved result ids of this set, newest first
     selected: null,
     running: false,
   };
@@ -39,6 +40,7 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
   const criteria = h("tbody");
   const runButton = h("button", { id: "eval-run", class: "primary", onclick: () => run(null) }, "Run set");
   const runStatus = h("span", { id: "eval-run-status", class: "muted small", role: "status" });
+  const history = h("select", { id: "eval-history", "aria-label": "saved runs", onchange: (e) => showSaved(e.target.value) });
   const results = h("div", { id: "eval-results", class: "eval-results" });
   const compare = h("div", { id: "eval-compare", class: "eval-compare", hidden: true });
 
@@ -52,7 +54,8 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
     h("details", { class: "eval-criteria", id: "eval-criteria" },
       h("summary", {}, "Criteria"),
       h("table", { class: "kv" }, h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "metric"), h("th", {}, "threshold"))), criteria)),
-    h("div", { class: "eval-row" }, runButton, runStatus),
+    h("div", { class: "eval-row" }, runButton, runStatus, h("span", { class: "spacer" }),
+      h("label", { class: "field small" }, "saved runs", history)),
     results,
     compare);
 
@@ -82,12 +85,33 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
 
   async function loadCases() {
     state.cases = [];
+    state.history = [];
     if (!state.set) return;
     try {
-      state.cases = await api.evalCaseIds(state.app, state.set);
+      const [cases, saved] = await Promise.all([api.evalCaseIds(state.app, state.set), api.evalResultIds(state.app)]);
+      state.cases = cases;
+      // Saved results are named <app>_<eval set>_<timestamp>.
+      const prefix = `${state.app}_${state.set}_`;
+      state.history = saved
+        .filter((id) => id.startsWith(prefix) && /^[\d.]+$/.test(id.slice(prefix.length)))
+        .sort((a, b) => Number(b.slice(prefix.length)) - Number(a.slice(prefix.length)));
     } catch (error) {
       fail(error);
     }
+  }
+
+  async function showSaved(id) {
+    if (!id) return;
+    try {
+      const saved = await api.evalResult(state.app, id);
+      state.results = saved.evalCaseResults || [];
+      state.selected = (state.results.find((r) => r.finalEvalStatus !== 1) || state.results[0])?.evalId || null;
+      const passed = state.results.filter((r) => r.finalEvalStatus === 1).length;
+      runStatus.textContent = `saved run: ${passed} of ${state.results.length} passed`;
+    } catch (error) {
+      fail(error);
+    }
+    render();
   }
 
   async function loadMetrics() {
@@ -178,6 +202,7 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
       state.results = onlyCase ? [...state.results.filter((r) => r.evalId !== onlyCase), ...answered] : answered;
       state.selected = onlyCase || (answered.find((r) => r.finalEvalStatus !== 1) || answered[0])?.evalId || null;
       runStatus.textContent = `${passed} of ${answered.length} passed`;
+      await loadCases();
       await sessionsChanged();
     } catch (error) {
       runStatus.textContent = "";
@@ -200,6 +225,10 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
     addButton.disabled = !sessionId || !state.set;
     addButton.title = !state.set ? "Create an eval set first" : !sessionId ? "Open a session first" : "Add the open session, as it ran, to this eval set";
     caseCount.textContent = state.set ? String(state.cases.length) : "";
+    history.replaceChildren(
+      h("option", { value: "" }, state.history.length ? `${state.history.length} saved` : "none yet"),
+      ...state.history.map((id) => h("option", { value: id }, savedLabel(id))));
+    history.disabled = !state.history.length;
     renderCases();
     renderCriteria();
     runButton.disabled = state.running || !state.cases.length;
@@ -265,6 +294,11 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
     render();
   }
 
+  function savedLabel(id) {
+    const seconds = Number(id.slice(`${state.app}_${state.set}_`.length));
+    return Number.isFinite(seconds) ? new Date(seconds * 1000).toLocaleString() : id;
+  }
+
   function renderCompare() {
     const result = state.results.find((r) => r.evalId === state.selected);
     compare.hidden = !result;
@@ -277,10 +311,14 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
       result.sessionId ? h("button", { class: "ghost small", title: "Open the session this case ran in", onclick: () => openSession(result.sessionId) }, "open its session") : null);
     const notes = [];
     if (result.errorMessage) notes.push(h("div", { class: "eval-error", role: "alert" }, `The run failed: ${result.errorMessage}`));
-    notes.push(divergence
-      ? h("div", { class: "eval-divergence", id: "eval-divergence", dataset: { kind: divergence.kind } },
-        h("strong", {}, "First divergence: "), divergence.description)
-      : h("div", { class: "eval-agrees", id: "eval-divergence" }, result.errorMessage ? "No invocation to compare." : "The run followed the recorded conversation."));
+    if (divergence) {
+      notes.push(h("div", { class: "eval-divergence", id: "eval-divergence", dataset: { kind: divergence.kind } },
+        h("strong", {}, "First divergence: "), divergence.description));
+    } else if (!("divergence" in result)) {
+      notes.push(h("p", { class: "muted small", id: "eval-divergence" }, "A saved run keeps its scores, not its divergence: run the case again to see where it departs."));
+    } else {
+      notes.push(h("div", { class: "eval-agrees", id: "eval-divergence" }, result.errorMessage ? "No invocation to compare." : "The run followed the recorded conversation."));
+    }
     const invocations = (result.evalMetricResultPerInvocation || []).map((per, index) =>
       invocationPair(per, index, divergence));
     compare.replaceChildren(head, ...notes, ...invocations);
