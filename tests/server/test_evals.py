@@ -386,3 +386,13 @@ async def test_a_case_whose_run_fails_says_why_and_has_no_divergence(
     assert result["divergence"] is None
     assert result["evalMetricResultPerInvocation"] == []
     assert "IndexError" in result["errorMessage"]
+
+
+async def test_a_server_of_one_app_folder_keeps_its_eval_sets_in_that_folder(
+    agents: Path,
+) -> None:
+    async with asgi_client(agents_dir=agents / "forecast", web=True) as api:
+        body = {"evalSet": {"eval_set_id": "solo", "eval_cases": []}}
+        assert (await api.post(f"{DEV}/eval-sets", json=body)).status_code == 200
+        assert (agents / "forecast" / "solo.evalset.json").is_file()
+        assert (await api.get(f"{DEV}/eval-sets")).json() == {"evalSetIds": ["solo"]}
