@@ -7,6 +7,7 @@ laptop and fail in CI (``CAIRN_REQUIRE_SERVICES=1``), like the database tests.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from tests.support.databases import service_unavailable
 from tests.support.waiting import BOUND_SECONDS, wait_until
 
 AGENTS = Path(__file__).resolve().parent / "agents"
+FORECAST = Path(__file__).resolve().parents[1] / "support" / "eval_agents" / "forecast"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = Path(os.environ.get("CAIRN_CHROMIUM", "/usr/bin/chromium"))
 UVICORN = [sys.executable, "-m", "uvicorn", "--factory", "cairn.server:app_from_env"]
@@ -99,6 +101,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def locked_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server that needs the API key ``open-sesame``."""
     yield from _start_server(tmp_path_factory.mktemp("locked-server"), CAIRN_API_KEY="open-sesame")
+
+
+@pytest.fixture(scope="module")
+def eval_agents(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a copy of the ``forecast`` app: eval sets and results are written there."""
+    agents = tmp_path_factory.mktemp("eval-agents")
+    shutil.copytree(FORECAST, agents / "forecast")
+    return agents
+
+
+@pytest.fixture(scope="module")
+def eval_server(tmp_path_factory: pytest.TempPathFactory, eval_agents: Path) -> Iterator[Server]:
+    """A server of the apps in ``eval_agents``."""
+    directory = tmp_path_factory.mktemp("eval-server")
+    yield from _start_server(directory, CAIRN_AGENTS_DIR=str(eval_agents))
 
 
 JWT_SECRET = "a-web-test-secret-that-is-long-enough"

@@ -89,6 +89,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
             expose_headers=[WORKER_HEADER],
         )
     if settings.web:
+        from cairn.server.routes import evals  # the dev UI's evaluation (ADK's dev server)
         from cairn.web import STATIC_DIR  # only a server with the UI needs its files
 
         if not (STATIC_DIR / "index.html").is_file():
@@ -96,6 +97,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
                 f"web=True serves the dev UI from {STATIC_DIR}, which has no index.html; "
                 "reinstall cairn, or start the server without the UI (cairn api-server)"
             )
+        app.include_router(evals.router)
         app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
     return app
 

@@ -99,6 +99,17 @@ class AppRegistry:
         elif app_name not in self._directories():
             raise AppNotFoundError(app_name, sorted(self._directories()))
 
+    async def folder(self, app_name: str) -> Path:
+        """The app's folder (where ADK keeps its eval sets and results): its directory under
+        ``agents_dir``; when ``agents_dir`` is the one app, that folder, or for an agent file
+        the folder named after the file beside it. ``AppNotFoundError``."""
+        await self.check(app_name)
+        if not self._is_single_app():
+            return self.agents_dir / app_name
+        if self.agents_dir.is_dir():
+            return self.agents_dir
+        return self.agents_dir.parent / self.agents_dir.stem
+
     async def _single_runner(self) -> Runner:
         async with self._lock:
             if self._single is None:

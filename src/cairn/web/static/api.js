@@ -114,6 +114,9 @@ async function stream(path, body, onEvent, signal) {
   if (streamError) throw streamError;
 }
 
+const dev = (app) => `/dev/apps/${enc(app)}`;
+const evalSet = (app, set) => `${dev(app)}/eval-sets/${enc(set)}`;
+
 const session = (app, user, sid) => `/apps/${enc(app)}/users/${enc(user)}/sessions/${enc(sid)}`;
 const cairnSession = (app, user, sid) => `/cairn${session(app, user, sid)}`;
 
@@ -148,6 +151,19 @@ export const api = {
     request("POST", `${cairnSession(app, user, sid)}/rewind`, { invocationId }),
   fork: (app, user, sid, upToEventId) =>
     request("POST", `${cairnSession(app, user, sid)}/fork`, { upToEventId }),
+  // Evaluation (ADK's dev-server routes; the server has them when it serves this UI).
+  evalSets: async (app) => (await request("GET", `${dev(app)}/eval-sets`)).evalSetIds,
+  createEvalSet: (app, id) =>
+    request("POST", `${dev(app)}/eval-sets`, { evalSet: { eval_set_id: id, eval_cases: [] } }),
+  evalCaseIds: (app, set) => request("GET", `${dev(app)}/eval_sets/${enc(set)}/evals`),
+  evalCase: (app, set, id) => request("GET", `${evalSet(app, set)}/eval-cases/${enc(id)}`),
+  deleteEvalCase: (app, set, id) => request("DELETE", `${evalSet(app, set)}/eval-cases/${enc(id)}`),
+  addSessionToEvalSet: (app, set, body) => request("POST", `${evalSet(app, set)}/add-session`, body),
+  runEval: async (app, set, body) => (await request("POST", `${evalSet(app, set)}/run`, body)).runEvalResults,
+  evalResultIds: async (app) => (await request("GET", `${dev(app)}/eval-results`)).evalResultIds,
+  evalResult: (app, id) => request("GET", `${dev(app)}/eval-results/${enc(id)}`),
+  metricsInfo: async (app) => (await request("GET", `${dev(app)}/metrics-info`)).metricsInfo,
+  defaultEvalMetrics: async (app) => (await request("GET", `/cairn/apps/${enc(app)}/eval-metrics`)).evalMetrics,
   run: (body, onEvent, signal) => stream("/run_sse", body, onEvent, signal),
   answer: (app, user, sid, interruptId, response, streaming, onEvent, signal) =>
     stream(

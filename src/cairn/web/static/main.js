@@ -1,8 +1,9 @@
 // The dev UI: apps, sessions, chat with streaming, the event timeline with state
-// diffs, the workflow graph, pending interrupts, rewind and fork.
+// diffs, the workflow graph, pending interrupts, rewind and fork, and evaluation.
 
 import { api, apiKey, setUnauthorizedHandler } from "./api.js";
 import { h, icon, pretty } from "./dom.js";
+import { evalTab } from "./eval.js";
 import { interruptCard } from "./forms.js";
 import { renderGraph } from "./graph.js";
 import {
@@ -116,6 +117,7 @@ async function openApp(sessionId = null) {
   if (!ui.appInfo?.graph && ui.tab === "graph") showTab("timeline");
   await loadSessions(true);
   await selectSession(sessionId && ui.sessions.some((s) => s.id === sessionId) ? sessionId : sessionId || null);
+  await evalView.appChanged();
 }
 
 async function loadSessions(reset) {
@@ -197,6 +199,7 @@ async function selectSession(sessionId) {
   ui.live.clear();
   ui.pendingUser = null;
   writeHash();
+  evalView.sessionChanged();
   for (const item of document.querySelectorAll(".session-item")) {
     item.classList.toggle("active", item.dataset.sessionId === sessionId);
   }
@@ -625,8 +628,20 @@ function showTab(name) {
   ui.tab = name;
   for (const tab of document.querySelectorAll(".tabs [data-tab]")) tab.classList.toggle("active", tab.dataset.tab === name);
   for (const body of document.querySelectorAll("[data-body]")) body.hidden = body.dataset.body !== name;
+  document.body.classList.toggle("wide-panel", name === "eval"); // room for side by side
   if (name === "graph") renderGraphTab();
 }
+
+// ---------------------------------------------------------------- evaluation
+
+const evalView = evalTab({
+  root: $("eval-view"),
+  context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId }),
+  toast,
+  fail,
+  sessionsChanged: () => loadSessions(true),
+  openSession: (id) => selectSession(id),
+});
 
 // ---------------------------------------------------------------- wiring
 
