@@ -197,6 +197,26 @@ async def test_a_run_that_follows_the_recording_passes_with_no_divergence(
     assert result["userId"] == "ada"
 
 
+async def test_a_run_may_answer_tool_calls_from_the_recording(
+    dev: httpx.AsyncClient, agents: Path
+) -> None:
+    await recorded_session(dev, "s1", "Paris")
+    await new_set(dev)
+    await add(dev, "paris", "s1")
+    (agents / "forecast" / "sky.txt").write_text("rainy")  # the live tool now says otherwise
+    live = await dev.post(f"{DEV}/eval-sets/smoke/run", json=DEFAULT_METRICS)
+    [result] = live.json()["runEvalResults"]
+    [per] = result["evalMetricResultPerInvocation"]
+    assert per["actualInvocation"]["finalResponse"]["parts"] == [{"text": "It is rainy in Paris."}]
+    replayed = await dev.post(
+        f"{DEV}/eval-sets/smoke/run", json={**DEFAULT_METRICS, "reuseToolResults": True}
+    )
+    [result] = replayed.json()["runEvalResults"]
+    [per] = result["evalMetricResultPerInvocation"]
+    assert per["actualInvocation"]["finalResponse"]["parts"] == [{"text": "It is sunny in Paris."}]
+    assert result["finalEvalStatus"] == 1 and result["divergence"] is None
+
+
 async def test_a_run_that_departs_from_the_recording_fails_and_says_where(
     dev: httpx.AsyncClient, agents: Path
 ) -> None:

@@ -46,7 +46,7 @@ def _user_simulator_config_tag(value: Any) -> str | None:
     return config_type.__name__ if config_type else None
 
 
-_UserSimulatorConfig = Annotated[
+UserSimulatorConfig = Annotated[
     Annotated[LlmBackedUserSimulatorConfig, Tag(LlmBackedUserSimulatorConfig.__name__)],
     Discriminator(
         _user_simulator_config_tag,
@@ -56,6 +56,8 @@ _UserSimulatorConfig = Annotated[
         + f" (no `type` means '{_DEFAULT_USER_SIMULATOR_TYPE}')",
     ),
 ]
+"""A user simulator config, its class chosen by ``type`` (validate with pydantic's
+TypeAdapter(UserSimulatorConfig))."""
 
 
 class CustomMetricConfig(BaseModel):
@@ -94,7 +96,7 @@ class EvalConfig(BaseModel):
     custom_metrics: dict[str, CustomMetricConfig] | None = Field(
         default=None, description="Metric name -> the user's function that computes it."
     )
-    user_simulator_config: _UserSimulatorConfig | None = Field(
+    user_simulator_config: UserSimulatorConfig | None = Field(
         default=None,
         description="The user simulator's settings; `type` selects the simulator "
         f"(`{_DEFAULT_USER_SIMULATOR_TYPE}` when absent).",

@@ -29,7 +29,7 @@ from cairn.evaluation.divergence import Divergence, first_divergence
 from cairn.evaluation.errors import EvalFileError
 from cairn.evaluation.eval_case import EvalCase
 from cairn.evaluation.eval_config import (
-    _UserSimulatorConfig,
+    UserSimulatorConfig,
     append_default_efficiency_metrics,
     get_eval_metrics_from_config,
     get_evaluation_criteria_or_default,
@@ -47,8 +47,10 @@ from cairn.evaluation.local_eval_service import LocalEvalService
 from cairn.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 from cairn.evaluation.local_eval_sets_manager import LocalEvalSetsManager
 from cairn.evaluation.metric_evaluator_registry import DEFAULT_METRIC_EVALUATOR_REGISTRY
+from cairn.evaluation.recorded_tools import RecordedToolsPlugin
 from cairn.evaluation.session_cases import eval_case_from_session
 from cairn.evaluation.simulation.user_simulator_provider import UserSimulatorProvider
+from cairn.plugins.base_plugin import BasePlugin
 from cairn.server.access import Principal, check_user
 from cairn.server.errors import InvalidRequestError, NotFoundError
 from cairn.server.registry import AppRegistry
@@ -152,6 +154,12 @@ class RunChoice(_Camel):
     eval_case_ids: list[str] = Field(default_factory=list)
     eval_metrics: list[EvalMetric]
     user_simulator_config: dict[str, Any] | None = None
+    reuse_tool_results: bool = False
+    """cairn: answer tool calls from each case's recording while the agent follows it."""
+
+
+def _recorded_tools(case: EvalCase) -> list[BasePlugin]:
+    return [RecordedToolsPlugin(case.conversation)] if case.conversation else []
 
 
 @contextlib.contextmanager
@@ -319,6 +327,7 @@ class EvalWorkspace:
             eval_set_results_manager=place.results,
             user_simulator_provider=simulator,
             app=runner.app,
+            plugins_for_case=_recorded_tools if choice.reuse_tool_results else None,
         )
         inferences: list[InferenceResult] = []
         request = InferenceRequest(
@@ -404,7 +413,7 @@ def _simulator(config: dict[str, Any] | None) -> UserSimulatorProvider:
     if config is None:
         return UserSimulatorProvider()
     try:
-        typed: Any = TypeAdapter(_UserSimulatorConfig).validate_python(config)
+        typed: Any = TypeAdapter(UserSimulatorConfig).validate_python(config)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

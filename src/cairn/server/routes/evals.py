@@ -54,6 +54,11 @@ class RunEvalRequest(_Body):
     eval_metrics: list[EvalMetric]
     live_model_config: LiveModelConfigJSON | None = None
     user_simulator_config: dict[str, Any] | None = None
+    reuse_tool_results: bool = Field(
+        default=False,
+        description="cairn: answer tool calls from each case's recorded results while the "
+        "agent makes the recorded calls (`cairn eval --reuse-tool-results`).",
+    )
 
 
 class ListEvalSetsResponse(_Body):
@@ -257,6 +262,7 @@ async def _run(
         eval_case_ids=body.eval_case_ids or body.eval_ids,
         eval_metrics=body.eval_metrics,
         user_simulator_config=body.user_simulator_config,
+        reuse_tool_results=body.reuse_tool_results,
     )
     results = await evals.run(caller, app_name, eval_set_id, choice)
     return [

@@ -39,6 +39,9 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
   const caseList = h("ul", { id: "eval-cases", class: "eval-cases", "aria-label": "eval cases" });
   const criteria = h("tbody");
   const runButton = h("button", { id: "eval-run", class: "primary", onclick: () => run(null) }, "Run set");
+  const reuse = h("input", { type: "checkbox", id: "eval-reuse-tools" });
+  const reuseLabel = h("label", { class: "field small", title: "Answer tool calls from each case's recorded results while the agent makes the recorded calls; live tools run from the first call that differs." },
+    reuse, " reuse recorded tool results");
   const runStatus = h("span", { id: "eval-run-status", class: "muted small", role: "status" });
   const history = h("select", { id: "eval-history", "aria-label": "saved runs", onchange: (e) => showSaved(e.target.value) });
   const results = h("div", { id: "eval-results", class: "eval-results" });
@@ -54,7 +57,7 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
     h("details", { class: "eval-criteria", id: "eval-criteria" },
       h("summary", {}, "Criteria"),
       h("table", { class: "kv" }, h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "metric"), h("th", {}, "threshold"))), criteria)),
-    h("div", { class: "eval-row" }, runButton, runStatus, h("span", { class: "spacer" }),
+    h("div", { class: "eval-row" }, runButton, reuseLabel, runStatus, h("span", { class: "spacer" }),
       h("label", { class: "field small" }, "saved runs", history)),
     results,
     compare);
@@ -196,7 +199,7 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
     runStatus.textContent = onlyCase ? `running ${onlyCase}…` : "running…";
     render();
     try {
-      const body = { evalMetrics, evalCaseIds: onlyCase ? [onlyCase] : [] };
+      const body = { evalMetrics, evalCaseIds: onlyCase ? [onlyCase] : [], reuseToolResults: reuse.checked };
       const answered = await api.runEval(state.app, state.set, body);
       const passed = answered.filter((r) => r.finalEvalStatus === 1).length;
       state.results = onlyCase ? [...state.results.filter((r) => r.evalId !== onlyCase), ...answered] : answered;

@@ -1,6 +1,7 @@
 """A scripted forecaster for the dev server's eval tests: it looks the city up with a tool,
 then answers. A ``city.txt`` beside this file makes it look up that city instead (a test's
-way to change its behaviour between the recorded run and the eval run)."""
+way to change its behaviour between the recorded run and the eval run); a ``sky.txt`` changes
+what its tool reports (the live world changing under a recorded case)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from cairn.models.llm_request import LlmRequest
 from cairn.testing import Call, ScriptedLlm
 
 _OVERRIDE = Path(__file__).resolve().parent / "city.txt"
+_SKY = Path(__file__).resolve().parent / "sky.txt"
 
 
 def weather(city: str) -> dict[str, str]:
     """The sky over a city."""
-    return {"city": city, "sky": "sunny"}
+    return {"city": city, "sky": _SKY.read_text().strip() if _SKY.exists() else "sunny"}
 
 
 def reply(request: LlmRequest) -> Call | str:
