@@ -1,31 +1,27 @@
 """bench/eval_throughput.py runs on a tiny eval set (a smoke run; no timing is asserted).
 
-cairn's side always runs. The google-adk side needs the bench's peer venv
-(bench/.peers/adk-eval, google-adk[eval]==2.13.0, made by the bench itself on its first run):
-that test runs with --no-install and is skipped when the venv has not been made.
+The google-adk side runs in the bench's peer venv (bench/.peers/adk-eval,
+google-adk[eval]==2.13.0), which the bench makes on its first run (a few minutes, cached
+between runs on one machine).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench" / "eval_throughput.py"
-ADK_VENV = ROOT / "bench" / ".peers" / "adk-eval"
 
 
-def run_bench(*arguments: str) -> subprocess.CompletedProcess[str]:
+def run_bench(*arguments: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(BENCH), "--cases", "4", "--repeat", "1", *arguments],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
 
@@ -55,10 +51,8 @@ def test_cairn_passes_every_case_in_process_and_through_its_cli() -> None:
 
 
 def test_both_frameworks_pass_every_case_and_a_ratio_is_printed() -> None:
-    marker = ADK_VENV / ".bench-requirements.json"
-    if not marker.exists() or json.loads(marker.read_text()) != ["google-adk[eval]==2.13.0"]:
-        pytest.skip(f"no google-adk eval venv at {ADK_VENV}: run bench/eval_throughput.py once")
-    result = run_bench("--no-install")
+    # The first run on a machine installs google-adk[eval] into its venv.
+    result = run_bench(timeout=1800)
     assert result.returncode == 0, result.stdout + result.stderr
     adk = rows(result.stdout, "google-adk 2.13.0")
     assert [row[1] for row in adk] == [
