@@ -109,7 +109,7 @@ def test_cases_run_in_the_store_given_and_stay_there(agent_dir: Path, store: str
     async def stored() -> tuple[int, EvalSetResult]:
         service = session_service_from_url(store)
         try:
-            listed = await service.list_sessions(app_name="weather_eval", user_id="eval_user")
+            listed = await service.list_sessions(app_name="weather_eval")
             keeper = StoreEvalSetResultsManager(SessionStoreArtifactService(service))
             (result_id,) = await keeper.list_eval_set_results("weather_eval")
             return len(listed.sessions), await keeper.get_eval_set_result("weather_eval", result_id)

@@ -44,6 +44,7 @@ from cairn.evaluation.simulation.static_user_simulator import StaticUserSimulato
 from cairn.evaluation.simulation.user_simulator import NextUserMessage
 from cairn.events.event import Event
 from cairn.models.llm_request import LlmRequest
+from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.sqlite_session_service import SqliteSessionService
 from cairn.testing import Call, ScriptedLlm
 from cairn.tools import LongRunningFunctionTool, ToolContext
@@ -467,3 +468,53 @@ async def test_agent_evaluator_passes_a_good_agent_and_lists_a_bad_ones_failures
     message = str(failure.value)
     assert f"tool_trajectory_avg_score for {bad} Failed. Expected 1.0, but got 0.0." in message
     assert "response_match_score" not in message
+
+
+async def test_without_a_store_cases_do_not_share_user_state() -> None:
+    """Each case's in-memory store is its own: a user: preference one case sets is not seen
+    by the next case of the same user (in a shared store it would be, as in production)."""
+
+    def remember(word: str, tool_context: ToolContext) -> dict[str, Any]:
+        """Remember a word for the user; says the word remembered before."""
+        before = tool_context.state.get("user:word", "nothing")
+        tool_context.state["user:word"] = word
+        return {"before": before}
+
+    def reply(request: LlmRequest) -> Any:
+        part = last_part(request)
+        if part.function_response is not None:
+            return f"before: {(part.function_response.response or {})['before']}"
+        return Call("remember", word=(part.text or "").split()[-1])
+
+    agent = Agent(name="memo", model=ScriptedLlm(respond=reply), tools=[remember])
+
+    def case(eval_id: str, word: str) -> EvalCase:
+        return EvalCase(
+            eval_id=eval_id,
+            conversation=[
+                Invocation(
+                    user_content=said(f"remember {word}"),
+                    final_response=said("before: nothing", "model"),
+                )
+            ],
+            session_input=SessionInput(app_name=APP, user_id="same_user"),
+        )
+
+    config = EvalConfig(criteria={"response_match_score": 1.0})
+    isolated = LocalEvalService(
+        root_agent=agent, eval_sets_manager=sets_with(case("a", "tea"), case("b", "cake"))
+    )
+    _, results = await run_all(isolated, parallelism=1, config=config)
+    assert {r.eval_id: r.final_eval_status for r in results} == {
+        "a": EvalStatus.PASSED,
+        "b": EvalStatus.PASSED,
+    }
+    assert all(r.session_details is not None for r in results)
+    shared = LocalEvalService(
+        root_agent=agent,
+        eval_sets_manager=sets_with(case("a", "tea"), case("b", "cake")),
+        session_service=InMemorySessionService(),
+    )
+    _, results = await run_all(shared, parallelism=1, config=config)
+    # In one store, the second case of the user sees what the first remembered.
+    assert sorted(r.final_eval_status.name for r in results) == ["FAILED", "PASSED"]

@@ -46,7 +46,6 @@ from cairn.evaluation.metric_evaluator_registry import register_custom_metrics_f
 from cairn.evaluation.simulation.user_simulator_provider import UserSimulatorProvider
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.factory import session_service_from_url
-from cairn.sessions.in_memory_session_service import InMemorySessionService
 
 _EXIT_FAILED = 1
 """A case failed a criterion (or its run failed), or no case ran."""
@@ -229,9 +228,8 @@ async def _run(
     agents_dir = str(agent_dir.parent)
     config = get_evaluation_criteria_or_default(_config_path(config_file, targets))
     sets, requests = _requests(targets, app_name, agents_dir, parallelism)
-    sessions: BaseSessionService = (
-        InMemorySessionService() if store is None else session_service_from_url(store)
-    )
+    # Without --store each case runs in an in-memory store of its own (no shared user state).
+    sessions: BaseSessionService | None = None if store is None else session_service_from_url(store)
     service = LocalEvalService(
         root_agent=target.agent,
         eval_sets_manager=sets,
@@ -246,11 +244,12 @@ async def _run(
     )
     try:
         results = await _execute(service, sets, requests, config, parallelism, console)
-        if store is not None:
+        if sessions is not None:
             await _keep_in_store(sessions, app_name, results, console)
         return results
     finally:
-        await sessions.close()
+        if sessions is not None:
+            await sessions.close()
 
 
 async def _keep_in_store(

@@ -156,14 +156,21 @@ class LocalEvalService(BaseEvalService):
         plugins_for_case: PluginsForCase | None = None,
     ) -> None:
         """``app``, when given, wraps ``root_agent``: its plugins and configuration take part
-        in the runs. ``plugins_for_case`` (cairn) adds plugins to each case's run."""
+        in the runs. ``plugins_for_case`` (cairn) adds plugins to each case's run.
+
+        ``session_service`` is where the cases' sessions are kept; cases of one user there
+        share that user's ``user:`` state (and the app's ``app:`` state), as they would in
+        production. Without one, each case runs in an in-memory store of its own."""
         self._root_agent = root_agent
         self._app = app
         self._eval_sets_manager = eval_sets_manager
         self._metric_evaluator_registry = (
             metric_evaluator_registry or DEFAULT_METRIC_EVALUATOR_REGISTRY
         )
-        self._session_service = session_service or InMemorySessionService()
+        self._session_service = session_service
+        # Without a store of the caller's, each case gets an in-memory store of its own, so
+        # that cases running at once never see each other's user: and app: state.
+        self._case_stores: dict[str, BaseSessionService] = {}
         self._artifact_service = artifact_service or InMemoryArtifactService()
         self._eval_set_results_manager = eval_set_results_manager
         self._session_id_supplier = session_id_supplier
@@ -226,13 +233,16 @@ class LocalEvalService(BaseEvalService):
             eval_case_id=case.eval_id,
             session_id=pinned or generated,
         )
+        store = self._session_service or InMemorySessionService()
+        if result.session_id is not None:
+            self._case_stores[result.session_id] = store
         try:
             result.inferences = await EvaluationGenerator._generate_inferences_from_root_agent(
                 self._root_agent,
                 user_simulator=self._user_simulator_provider.provide(case),
                 initial_session=case.session_input,
                 session_id=generated,
-                session_service=self._session_service,
+                session_service=store,
                 artifact_service=self._artifact_service,
                 memory_service=self._memory_service,
                 app=self._app,
@@ -265,10 +275,15 @@ class LocalEvalService(BaseEvalService):
         )
         session = None
         if inference.session_id is not None:
-            session = await self._session_service.get_session(
-                app_name=self._session_app_name(inference.app_name, case),
-                user_id=user_id,
-                session_id=inference.session_id,
+            store = self._case_stores.get(inference.session_id, self._session_service)
+            session = (
+                None
+                if store is None
+                else await store.get_session(
+                    app_name=self._session_app_name(inference.app_name, case),
+                    user_id=user_id,
+                    session_id=inference.session_id,
+                )
             )
         actual = inference.inferences
         per_invocation: list[EvalMetricResultPerInvocation] = []
