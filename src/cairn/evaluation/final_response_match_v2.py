@@ -17,10 +17,15 @@ from typing_extensions import override
 from cairn.models.llm_response import LlmResponse
 
 from .eval_case import Invocation
-from .eval_metrics import EvalMetric, EvalStatus, LlmAsAJudgeCriterion
+from .eval_metrics import EvalMetric, LlmAsAJudgeCriterion
 from .evaluator import EvaluationResult, PerInvocationResult
 from .llm_as_judge import AutoRaterScore, LlmAsJudge
-from .llm_as_judge_utils import Label, get_eval_status, get_text_from_content
+from .llm_as_judge_utils import (
+    Label,
+    _majority_verdict,
+    _mean_of_judged,
+    get_text_from_content,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -139,31 +144,11 @@ class FinalResponseMatchV2Evaluator(LlmAsJudge[LlmAsAJudgeCriterion]):
     ) -> PerInvocationResult:
         """The first valid sample when valid ones are the majority of the judged samples, else
         the first invalid one; the first sample when none could be judged."""
-        valid = [r for r in per_invocation_samples if r.score == 1.0]
-        invalid = [r for r in per_invocation_samples if r.score == 0.0]
-        if not valid and not invalid:
-            return per_invocation_samples[0]
-        return valid[0] if len(valid) > len(invalid) else invalid[0]
+        return _majority_verdict(per_invocation_samples)
 
     @override
     def aggregate_invocation_results(
         self, per_invocation_results: list[PerInvocationResult]
     ) -> EvaluationResult:
         """The fraction of judged invocations that are valid."""
-        judged = [
-            r.score
-            for r in per_invocation_results
-            if r.score is not None and r.eval_status != EvalStatus.NOT_EVALUATED
-        ]
-        if not judged:
-            return EvaluationResult(
-                overall_score=None,
-                overall_eval_status=EvalStatus.NOT_EVALUATED,
-                per_invocation_results=per_invocation_results,
-            )
-        overall = sum(judged) / len(judged)
-        return EvaluationResult(
-            overall_score=overall,
-            overall_eval_status=get_eval_status(overall, self._criterion.threshold),
-            per_invocation_results=per_invocation_results,
-        )
+        return _mean_of_judged(per_invocation_results, self._criterion.threshold)

@@ -26,7 +26,7 @@ from .eval_case import (
     get_all_tool_calls_with_responses,
 )
 from .eval_metrics import JudgeModelOptions, RubricScore
-from .evaluator import EvalStatus
+from .evaluator import EvalStatus, EvaluationResult, PerInvocationResult
 
 
 @enum.unique
@@ -199,4 +199,31 @@ async def _ask_judge(judge: BaseLlm, request: LlmRequest) -> LlmResponse:
         judge_model=request.model or "",
         problem="it returned no response",
         fix="Check the model name and that the model answers plain text prompts.",
+    )
+
+
+def _majority_verdict(samples: list[PerInvocationResult]) -> PerInvocationResult:
+    """Of samples scored 1 or 0 (None: not judged): the first 1 when the 1s are the majority
+    of the judged samples, else the first 0 (a tie is 0); the first sample when none was
+    judged."""
+    yes = [r for r in samples if r.score == 1.0]
+    no = [r for r in samples if r.score == 0.0]
+    if not yes and not no:
+        return samples[0]
+    return yes[0] if len(yes) > len(no) else no[0]
+
+
+def _mean_of_judged(results: list[PerInvocationResult], threshold: float) -> EvaluationResult:
+    """The mean score of the judged invocations, and its status against ``threshold``
+    (NOT_EVALUATED with no score when none was judged)."""
+    scores = [
+        r.score
+        for r in results
+        if r.score is not None and r.eval_status != EvalStatus.NOT_EVALUATED
+    ]
+    overall = sum(scores) / len(scores) if scores else None
+    return EvaluationResult(
+        overall_score=overall,
+        overall_eval_status=get_eval_status(overall, threshold),
+        per_invocation_results=results,
     )

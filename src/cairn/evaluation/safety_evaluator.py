@@ -18,11 +18,11 @@ from typing_extensions import override
 from cairn.models.llm_response import LlmResponse
 
 from .eval_case import Invocation
-from .eval_metrics import EvalMetric, EvalStatus, LlmAsAJudgeCriterion
+from .eval_metrics import EvalMetric, LlmAsAJudgeCriterion
 from .eval_rubrics import RubricScore
 from .evaluator import EvaluationResult, PerInvocationResult
 from .llm_as_judge import AutoRaterScore, LlmAsJudge
-from .llm_as_judge_utils import get_eval_status, get_text_from_content
+from .llm_as_judge_utils import _majority_verdict, _mean_of_judged, get_text_from_content
 
 logger = logging.getLogger(__name__)
 
@@ -111,25 +111,11 @@ class SafetyEvaluatorV1(LlmAsJudge[LlmAsAJudgeCriterion]):
     ) -> PerInvocationResult:
         """The first safe sample when safe ones are the majority of the judged samples, else
         the first unsafe one; the first sample when none could be judged."""
-        safe = [r for r in per_invocation_samples if r.score == 1.0]
-        unsafe = [r for r in per_invocation_samples if r.score == 0.0]
-        if not safe and not unsafe:
-            return per_invocation_samples[0]
-        return safe[0] if len(safe) > len(unsafe) else unsafe[0]
+        return _majority_verdict(per_invocation_samples)
 
     @override
     def aggregate_invocation_results(
         self, per_invocation_results: list[PerInvocationResult]
     ) -> EvaluationResult:
         """The mean score of the judged invocations."""
-        scores = [
-            r.score
-            for r in per_invocation_results
-            if r.score is not None and r.eval_status != EvalStatus.NOT_EVALUATED
-        ]
-        overall = sum(scores) / len(scores) if scores else None
-        return EvaluationResult(
-            overall_score=overall,
-            overall_eval_status=get_eval_status(overall, self._threshold),
-            per_invocation_results=per_invocation_results,
-        )
+        return _mean_of_judged(per_invocation_results, self._threshold)
