@@ -128,13 +128,13 @@ class Backend:
             ]
 
         assert isinstance(store, SqlSessionStore)
-        return await store._transaction(read, write=False)
+        return await store.database.transaction(read, write=False)
 
     async def run(self, operation: Callable[[Connection], object]) -> None:
         """Run ``operation`` on the database in one write transaction (to tamper with rows)."""
         store = self.opened[0]
         assert isinstance(store, SqlSessionStore)
-        await store._transaction(operation, write=True)
+        await store.database.transaction(operation, write=True)
 
     async def close(self) -> None:
         for store in self.opened:

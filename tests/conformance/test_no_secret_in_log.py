@@ -108,7 +108,7 @@ async def every_row(store: BaseSessionService) -> dict[str, list[str]]:
             for name, t in tables.tables.items()
         }
 
-    return await store._transaction(read, write=False)
+    return await store.database.transaction(read, write=False)
 
 
 async def test_a_sign_in_leaves_no_secret_in_any_row(

@@ -79,7 +79,7 @@ class SessionStoreArtifactService(BaseArtifactService):
         stored = encode_part(filename, artifact)
         for attempt in range(_SAVE_ATTEMPTS):
             try:
-                return await self.session_service._transaction(
+                return await self.session_service.database.transaction(
                     _sql.save,
                     owner,
                     filename,
@@ -104,7 +104,7 @@ class SessionStoreArtifactService(BaseArtifactService):
         version: int | None = None,
     ) -> types.Part | None:
         owner = self._owner(app_name, user_id, session_id, filename)
-        found = await self.session_service._transaction(
+        found = await self.session_service.database.transaction(
             _sql.load, owner, filename, version, write=False
         )
         return None if found is None else decode_part(*found)
@@ -113,7 +113,7 @@ class SessionStoreArtifactService(BaseArtifactService):
         self, *, app_name: str, user_id: str, session_id: str | None = None
     ) -> list[str]:
         scopes = [_USER_SCOPE] if session_id is None else [_USER_SCOPE, session_id]
-        found = await self.session_service._transaction(
+        found = await self.session_service.database.transaction(
             _sql.keys, app_name, user_id, scopes, write=False
         )
         # A user-scoped save without the prefix (session_id=None) is listed under its name.
@@ -123,10 +123,12 @@ class SessionStoreArtifactService(BaseArtifactService):
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> None:
         owner = self._owner(app_name, user_id, session_id, filename)
-        await self.session_service._transaction(_sql.remove, owner, filename, write=True)
+        await self.session_service.database.transaction(_sql.remove, owner, filename, write=True)
 
     async def list_artifact_versions(
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[ArtifactVersion]:
         owner = self._owner(app_name, user_id, session_id, filename)
-        return await self.session_service._transaction(_sql.versions, owner, filename, write=False)
+        return await self.session_service.database.transaction(
+            _sql.versions, owner, filename, write=False
+        )

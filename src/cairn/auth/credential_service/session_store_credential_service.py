@@ -74,7 +74,7 @@ class SessionStoreCredentialService(BaseCredentialService):
         else:
             store = self.session_service
             assert isinstance(store, SqlSessionStore)
-            text = await store._transaction(_sql.read, owner, credential_key, write=False)
+            text = await store.database.transaction(_sql.read, owner, credential_key, write=False)
         return None if text is None else self._stored_form.decode(owner, credential_key, text)
 
     async def _write(self, owner: Owner, credential_key: str, credential: AuthCredential) -> None:
@@ -95,7 +95,7 @@ class SessionStoreCredentialService(BaseCredentialService):
         assert isinstance(store, SqlSessionStore)
         for attempt in range(_WRITE_ATTEMPTS):
             try:
-                await store._transaction(
+                await store.database.transaction(
                     _sql.write, owner, credential_key, text, time.time(), check_replaced, write=True
                 )
                 return
@@ -110,7 +110,7 @@ class SessionStoreCredentialService(BaseCredentialService):
             return
         store = self.session_service
         assert isinstance(store, SqlSessionStore)
-        await store._transaction(_sql.remove, owner, credential_key, write=True)
+        await store.database.transaction(_sql.remove, owner, credential_key, write=True)
 
     async def _keys(self, owner: Owner) -> list[str]:
         memory = self._memory()
@@ -118,4 +118,4 @@ class SessionStoreCredentialService(BaseCredentialService):
             return sorted(key for app, user, key in memory if (app, user) == owner)
         store = self.session_service
         assert isinstance(store, SqlSessionStore)
-        return await store._transaction(_sql.keys, owner, write=False)
+        return await store.database.transaction(_sql.keys, owner, write=False)

@@ -678,8 +678,8 @@ def check_lease(connection: Connection, key: SessionKey, lease: SessionLease) ->
 
 # A lease expires by itself, so its writes need not wait for the disk: losing one in a power cut
 # frees a session early, or refuses its new holder's appends (LeaseLostError); it never lets two
-# holders commit, because a durable append flushes every lease write before it. The SQLite store
-# reads the `durable` marker.
+# holders commit, because a durable append flushes every lease write before it. The store runs
+# them as `durable=False` transactions.
 def acquire_lease(
     connection: Connection,
     key: SessionKey,
@@ -737,7 +737,3 @@ def release_lease(
     if generation is not None:
         condition &= leases.c.generation == generation
     connection.execute(update(leases).where(condition).values(holder="", expires_at=0.0))
-
-
-acquire_lease.durable = False  # type: ignore[attr-defined]
-release_lease.durable = False  # type: ignore[attr-defined]

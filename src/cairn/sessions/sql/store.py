@@ -1,8 +1,7 @@
-"""The part of the SQL session stores that does not depend on how a transaction is run."""
+"""The SQL session stores' implementation of the store contract, over a ``Database``."""
 
 from __future__ import annotations
 
-import abc
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -36,19 +35,30 @@ from cairn.sessions.paging import (
 from cairn.sessions.scopes import event_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
 from cairn.sessions.sql import operations as ops
+from cairn.sessions.sql.database import Database
 
 T = TypeVar("T")
 
 
 class SqlSessionStore(BaseSessionService):
-    """Implements the store contract with ``operations``; subclasses run the transactions."""
+    """Implements the store contract with ``operations`` in transactions of ``database``.
 
-    def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+    ``database`` is public: the artifact and credential stores that keep their rows beside
+    the sessions run their own transactions on it.
+    """
+
+    def __init__(self, database: Database, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES):
+        self.database = database
         self.max_event_bytes = max_event_bytes
 
-    @abc.abstractmethod
-    async def _transaction(self, operation: Callable[..., T], *args: Any, write: bool) -> T:
-        """Run ``operation(connection, *args)`` in one transaction and commit it."""
+    async def _transaction(
+        self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
+    ) -> T:
+        return await self.database.transaction(operation, *args, write=write, durable=durable)
+
+    async def close(self) -> None:
+        """Release the database's connections (made again if the store is used again)."""
+        await self.database.close()
 
     # -- sessions -------------------------------------------------------------------------
     async def create_session(
@@ -254,9 +264,9 @@ class SqlSessionStore(BaseSessionService):
         check_ids(app_name, user_id, session_id)
         args = ((app_name, user_id, session_id), holder, ttl, generation, replacing)
         try:
-            return await self._transaction(ops.acquire_lease, *args, write=True)
+            return await self._transaction(ops.acquire_lease, *args, write=True, durable=False)
         except IntegrityError:  # another process created the lease row first
-            return await self._transaction(ops.acquire_lease, *args, write=True)
+            return await self._transaction(ops.acquire_lease, *args, write=True, durable=False)
 
     async def release_session_lease(
         self,
@@ -269,5 +279,10 @@ class SqlSessionStore(BaseSessionService):
     ) -> None:
         check_ids(app_name, user_id, session_id)
         await self._transaction(
-            ops.release_lease, (app_name, user_id, session_id), holder, generation, write=True
+            ops.release_lease,
+            (app_name, user_id, session_id),
+            holder,
+            generation,
+            write=True,
+            durable=False,
         )

@@ -1,0 +1,437 @@
+"""The database seam: one object per store URL owns its connections, the one retry policy and
+the one translation of driver errors into cairn's errors.
+
+Every SQL store of cairn (sessions, artifacts, credentials) works through
+``Database.transaction(operation, *args, write=..., durable=...)``: ``operation(connection,
+*args)`` runs in one transaction on a SQLAlchemy ``Connection`` and is committed, or rolled
+back and its error raised. What a caller never sees: which thread or pool the connection
+came from, the retries, the schema's creation or migration on first use.
+
+- ``SqliteDatabase``: one SQLite file, one sqlite3 connection on a thread of its own (so the
+  event loop never waits on the disk). A write begins ``IMMEDIATE``; a non-durable one (a
+  lease) skips the flush when the file is ``synchronous=FULL``. Waiting for another process's
+  write is sqlite3's busy timeout; a damaged file is ``StoreDamagedError``.
+- ``EngineDatabase``: a SQLAlchemy async engine (PostgreSQL, MySQL/MariaDB, aiosqlite), one
+  pool per event loop, reads in repeatable-read snapshots. A deadlock or serialization
+  failure is retried with backoff; a connection that died is replaced (a read runs again
+  once on a fresh one, a write fails with ``StoreUnavailableError``: nothing half-written).
+  On PostgreSQL it also holds asyncpg connections for single statements
+  (``EngineDatabase.statement``), under the same retry policy.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import sqlite3
+import threading
+import weakref
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+from sqlalchemy import Connection, Engine, create_engine
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import DatabaseError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import SingletonThreadPool, StaticPool
+
+from cairn.errors import StoreDamagedError, StoreUnavailableError
+from cairn.sessions.sql.engines import (
+    Synchronous,
+    UnsupportedStoreUrlError,
+    async_url,
+    describe,
+    install_sqlite_settings,
+    is_retryable,
+    is_unavailable,
+    missing_part,
+    ping_idle_connections,
+    refuse_connections_in_transaction,
+)
+from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
+from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
+from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
+from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
+from cairn.sessions.uninterrupted import uninterrupted
+
+T = TypeVar("T")
+
+RETRIES = 5
+"""Attempts of a transaction that met a deadlock or serialization failure."""
+
+
+class Database(abc.ABC):
+    """A store's database: its connections, retries and error translation."""
+
+    dialect: str
+    """``sqlite``, ``postgresql`` or ``mysql``."""
+
+    @abc.abstractmethod
+    async def transaction(
+        self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
+    ) -> T:
+        """``operation(connection, *args)`` in one committed transaction.
+
+        ``write=False`` reads one snapshot; ``durable=False`` (a lease) may skip waiting for
+        the disk at commit, where the database allows it.
+        """
+
+    @abc.abstractmethod
+    async def migrate(self) -> MigrationReport:
+        """Create or upgrade the schema now (otherwise it happens on first use)."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release the connections (they are made again if the database is used again)."""
+
+
+# -- SQLite through sqlite3, on a thread of its own ------------------------------------------------
+
+
+class SqliteDatabase(Database):
+    """One SQLite file, in WAL mode, reached through one sqlite3 connection on one thread."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: Path, *, synchronous: Synchronous, busy_timeout: float) -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be 'FULL' or 'NORMAL'; got {synchronous!r}")
+        self.path = path
+        self.synchronous = synchronous
+        self.busy_timeout = busy_timeout
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-sqlite")
+        self._engine: Engine | None = None
+        self._connection: Connection | None = None
+        self._migrated = False
+        self._closed = threading.Event()
+
+    def _connect(self) -> Connection:
+        """The one connection (created on the database's thread on first use)."""
+        if self._connection is None:
+            prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
+            self._engine = create_engine(
+                f"sqlite:///{self.path}",
+                poolclass=SingletonThreadPool,
+                connect_args={"timeout": self.busy_timeout, "check_same_thread": False},
+            )
+            install_sqlite_settings(
+                self._engine, self.synchronous, self.busy_timeout, begin_listener=False
+            )
+            self._connection = self._engine.connect()
+        return self._connection
+
+    def _in_transaction(
+        self, begin: str, operation: Callable[..., T], args: tuple[Any, ...], durable: bool
+    ) -> T:
+        """Run ``operation`` in a transaction that starts with ``begin`` (sent to sqlite3 as is).
+
+        The driver is in autocommit mode, so SQLAlchemy's begin sends nothing;
+        its commit and rollback end the transaction begun here.
+        """
+        connection = self._connect()
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        relaxed = self.synchronous == "FULL" and not durable
+        if relaxed:  # e.g. a lease: no need to wait for the disk
+            driver.execute("PRAGMA synchronous = NORMAL")
+        try:
+            with connection.begin():
+                driver.execute(begin)
+                return operation(connection, *args)
+        finally:
+            if relaxed:
+                driver.execute("PRAGMA synchronous = FULL")
+
+    def _run(
+        self, operation: Callable[..., T], args: tuple[Any, ...], begin: str, durable: bool
+    ) -> T:
+        if not self._migrated:
+            self._migrate_on_thread()
+        return self._in_transaction(begin, operation, args, durable)
+
+    def _migrate_on_thread(self) -> MigrationReport:
+        report = self._in_transaction("BEGIN EXCLUSIVE", upgrade_schema, (), True)
+        self._migrated = True
+        return report
+
+    async def _on_thread(self, work: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, work, *args)
+        except (DatabaseError, sqlite3.DatabaseError) as exc:  # the hot path raises sqlite3's
+            damage = damage_of(self.path, exc)
+            if damage is None:
+                raise
+            raise damage from exc
+
+    async def migrate(self) -> MigrationReport:
+        return await self._on_thread(self._migrate_on_thread)
+
+    async def transaction(
+        self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
+    ) -> T:
+        begin = "BEGIN IMMEDIATE" if write else "BEGIN"
+        return await self._on_thread(self._run, operation, args, begin, durable)
+
+    def _close_on_thread(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+        self._migrated = False
+
+    async def close(self) -> None:
+        await self._on_thread(self._close_on_thread)
+
+
+# -- any database through a SQLAlchemy async engine ------------------------------------------------
+
+
+class _Engines(NamedTuple):
+    writer: AsyncEngine
+    reader: AsyncEngine
+    """Repeatable-read snapshots (SQLite: a deferred transaction)."""
+    direct: DirectConnections | None
+    """PostgreSQL via asyncpg: connections for single statements."""
+    one_at_a_time: asyncio.Lock | None
+    """A pool of one shared connection (in-memory SQLite): its transactions take turns."""
+
+
+def _turn(lock: asyncio.Lock | None) -> contextlib.AbstractAsyncContextManager[Any]:
+    """Hold ``lock`` (a shared connection's turn), or nothing when there is none."""
+    return lock if lock is not None else contextlib.nullcontext()
+
+
+def _in_transaction(
+    connection: Connection, operation: Callable[..., T], args: tuple[Any, ...]
+) -> T:
+    with connection.begin():
+        return operation(connection, *args)
+
+
+class EngineDatabase(Database):
+    """A database reached through a SQLAlchemy async engine (one pool per event loop)."""
+
+    def __init__(
+        self, url: str | URL | None = None, engine: AsyncEngine | None = None, **engine_kwargs: Any
+    ) -> None:
+        if (url is None) == (engine is None):
+            raise ValueError("DatabaseSessionService needs exactly one of db_url= or db_engine=")
+        self._given_engine = engine
+        self.url = engine.url if engine is not None else async_url(url)  # type: ignore[arg-type]
+        if self.url.get_backend_name() == "mysql":
+            engine_kwargs.setdefault("isolation_level", "READ COMMITTED")
+        self._engine_kwargs = engine_kwargs
+        self.dialect = self.url.get_backend_name()
+        self._where = describe(self.url)
+        # asyncio drivers bind connections to one event loop, so each loop gets its own pool.
+        self._engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Engines] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._migrated = False
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The engine used on the running event loop."""
+        return self._engines_here().writer
+
+    @property
+    def has_statements(self) -> bool:
+        """Whether single statements run straight on asyncpg here (``statement``)."""
+        return self._engines_here().direct is not None
+
+    def _engines_here(self) -> _Engines:
+        loop = asyncio.get_running_loop()
+        found = self._engines.get(loop)
+        if found is not None:
+            return found
+        engine = self._given_engine or self._create_engine()
+        if engine is not self._given_engine and not self._engine_kwargs.get("pool_pre_ping"):
+            ping_idle_connections(engine.sync_engine)
+        if engine.dialect.driver == "asyncpg" and (
+            engine is not self._given_engine or not self._engines
+        ):
+            refuse_connections_in_transaction(engine.sync_engine)
+        if engine.dialect.name == "sqlite":
+            if engine is not self._given_engine or not self._engines:
+                install_sqlite_settings(engine.sync_engine, "FULL", 30.0)
+            reader = engine.execution_options(cairn_begin="BEGIN")
+        else:
+            # One snapshot for the session row, its state and its events.
+            reader = engine.execution_options(isolation_level="REPEATABLE READ")
+        direct = None
+        if engine.dialect.driver == "asyncpg":
+            ping = bool(self._engine_kwargs.get("pool_pre_ping"))
+            direct = DirectConnections(engine, ping_every_use=ping)
+        shared = asyncio.Lock() if isinstance(engine.pool, StaticPool) else None
+        found = _Engines(engine, reader, direct, shared)
+        self._engines[loop] = found
+        return found
+
+    def _create_engine(self) -> AsyncEngine:
+        try:
+            return create_async_engine(self.url, **self._engine_kwargs)
+        except ModuleNotFoundError as exc:
+            raise UnsupportedStoreUrlError(
+                self.url.render_as_string(hide_password=True),
+                f"its driver is not installed ({exc.name}); install it as shown below",
+            ) from exc
+
+    @property
+    def sqlite_file(self) -> Path | None:
+        """The file of a SQLite database (None for other databases and in-memory SQLite)."""
+        database = self.url.database
+        if self.dialect != "sqlite" or database in (None, "", ":memory:"):
+            return None
+        return None if database.startswith("file:") else Path(database)
+
+    async def migrate(self) -> MigrationReport:
+        """Safe from many processes at once: a database lock makes the others wait, then
+        find the schema current."""
+        engines = self._engines_here()
+        engine = engines.writer
+        if self.dialect == "sqlite":
+            engine = engine.execution_options(cairn_begin="BEGIN EXCLUSIVE")
+            if self.sqlite_file is not None:
+                await asyncio.to_thread(prepare_sqlite_file, self.sqlite_file)
+
+        async def upgrade() -> MigrationReport:
+            async with _turn(engines.one_at_a_time), engine.begin() as connection:
+                return await connection.run_sync(upgrade_schema)
+
+        try:
+            report = await uninterrupted(upgrade())
+        except Exception as exc:
+            damage = self._damage(exc)
+            if damage is not None:
+                raise damage from exc
+            if is_unavailable(exc):
+                raise self._unavailable(exc) from exc
+            raise
+        self._migrated = True
+        return report
+
+    async def migrate_once(self) -> None:
+        """``migrate()`` unless it already ran."""
+        if not self._migrated:
+            await self.migrate()
+
+    async def transaction(
+        self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
+    ) -> T:
+        engines = self._engines_here()
+        engine = engines.writer if write else engines.reader
+
+        async def attempt() -> T:
+            async with _turn(engines.one_at_a_time), engine.connect() as connection:
+                # Begin, work and commit in one trip into synchronous code.
+                return await connection.run_sync(_in_transaction, operation, args)
+
+        return await self._retrying(attempt, write=write, conflict=is_retryable)
+
+    async def _retrying(
+        self,
+        attempt: Callable[[], Awaitable[T]],
+        *,
+        write: bool,
+        conflict: Callable[[BaseException], bool],
+    ) -> T:
+        """Run ``attempt`` under the retry policy (``_retry_loop``), the whole of it
+        ``uninterrupted``: a cancellation takes effect once it ends, never in the middle of
+        a transaction."""
+        await self.migrate_once()
+        return await uninterrupted(self._retry_loop(attempt, write=write, conflict=conflict))
+
+    async def statement(
+        self, operation: Callable[..., Awaitable[T]], *args: Any, write: bool, durable: bool = True
+    ) -> T:
+        """``await operation(asyncpg_connection, *args)``: one statement on PostgreSQL, on a
+        connection that skips the flush at commit when ``durable=False``."""
+        direct = self._engines_here().direct
+        assert direct is not None, "statement() is for PostgreSQL through asyncpg"
+
+        async def attempt() -> T:
+            async with direct.connection(durable=durable) as connection:
+                return await operation(connection, *args)
+
+        return await self._retrying(attempt, write=write, conflict=is_retryable_statement)
+
+    async def _retry_loop(
+        self,
+        attempt: Callable[[], Awaitable[T]],
+        *,
+        write: bool,
+        conflict: Callable[[BaseException], bool],
+    ) -> T:
+        """The one retry policy: a conflict (deadlock, serialization failure) runs again after
+        a backoff, up to ``RETRIES`` times; a read whose connection died runs once more on a
+        fresh one; otherwise a dead store is ``StoreUnavailableError`` and a damaged SQLite
+        file ``StoreDamagedError``."""
+        for number in range(RETRIES):
+            try:
+                return await attempt()
+            except Exception as exc:
+                damage = self._damage(exc)
+                if damage is not None:
+                    raise damage from exc
+                if conflict(exc) and number + 1 < RETRIES:
+                    await asyncio.sleep(0.01 * 2**number)
+                    continue
+                if isinstance(exc, BrokenConnection) or is_unavailable(exc):
+                    if not write and number == 0:
+                        continue  # a read may simply run again on a fresh connection
+                    cause = exc.__cause__ if isinstance(exc, BrokenConnection) else exc
+                    raise self._unavailable(cause or exc) from exc
+                raise
+        raise AssertionError("unreachable")
+
+    def _damage(self, exc: BaseException) -> StoreDamagedError | None:
+        """The damaged-file error a SQLite failure reports, if it is one."""
+        if self.dialect != "sqlite":
+            return None
+        return damage_of(self.sqlite_file or str(self.url.database), exc)
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        """The error for a store that cannot answer: what failed, and what to check or do."""
+        reason = next(
+            (str(cause) for cause in (getattr(exc, "orig", None), exc) if cause and str(cause)),
+            type(exc).__name__,
+        ).splitlines()[0]
+        missing = missing_part(exc)
+        if missing == "database":
+            name = self.url.database
+            fix = (
+                f"Create the database (e.g. CREATE DATABASE {name}) or name an existing one "
+                "in the store URL."
+            )
+        elif missing == "role":
+            user = self.url.username
+            create = (
+                f"CREATE ROLE {user} LOGIN"
+                if self.dialect == "postgresql"
+                else f"CREATE USER '{user}'@'%' and a GRANT on the database"
+            )
+            fix = f"Create the user (e.g. {create}), or fix the user and password in the store URL."
+        else:
+            fix = (
+                "Check that the server is running and that the URL's host, port, database "
+                "and user are right."
+            )
+        return StoreUnavailableError(
+            f"cannot use the session store, {self._where}: {reason}. {fix}"
+        )
+
+    async def close(self) -> None:
+        """Close this loop's pool (a given engine is left to its owner)."""
+        found = self._engines.pop(asyncio.get_running_loop(), None)
+        if found is None:
+            return
+        if found.direct is not None:
+            await found.direct.close()
+        if self._given_engine is None:
+            await found.writer.dispose()
