@@ -75,7 +75,9 @@ async def test_the_sql_store_refuses_too_long_names_and_keeps_rows_in_its_table(
             )
             return [tuple(row) for row in connection.execute(query)]
 
-        assert await store.database.transaction(rows, write=False) == [("a", "u", "", "user:p", 0, b"p")]
+        assert await store.database.transaction(rows, write=False) == [
+            ("a", "u", "", "user:p", 0, b"p")
+        ]
 
 
 async def test_file_service_takes_adks_root_dir_keyword(tmp_path: Path) -> None:
