@@ -120,8 +120,6 @@ class SemanticSqliteMemoryService(SqliteMemoryService):
         self.min_similarity = min_similarity
 
     def _connect(self) -> sqlite3.Connection:
-        if self._connection is not None:
-            return self._connection
         prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout, connect=connect)
         # sqlite3's API, from sqlite3 or sqlean (see _vector_sqlite).
         connection: sqlite3.Connection = connect(self.path, timeout=self.busy_timeout)
@@ -151,7 +149,6 @@ class SemanticSqliteMemoryService(SqliteMemoryService):
         except BaseException:
             connection.close()  # rolls back an open transaction
             raise
-        self._connection = connection
         return connection
 
     def _vectors(self, texts: list[str]) -> list[bytes]:

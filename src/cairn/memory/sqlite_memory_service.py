@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from cairn.memory._text import MemoryRow
 from cairn.memory.base_memory_service import DEFAULT_MAX_RESULTS, BaseMemoryService
-from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
+from cairn.sessions.sql.sqlite_file import prepare_sqlite_file
+from cairn.sessions.sql.sqlite_thread import SqliteThread
 
 T = TypeVar("T")
 
@@ -123,37 +122,30 @@ class SqliteMemoryService(BaseMemoryService):
             )
         self.path = Path(text)
         self.busy_timeout = busy_timeout
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-memory")
-        self._connection: sqlite3.Connection | None = None
+        # ``self._connect`` is looked up at connect time: the semantic store makes its own.
+        self._thread: SqliteThread[sqlite3.Connection] = SqliteThread(
+            self.path, lambda: self._connect(), lambda c: c.close(), name="cairn-memory"
+        )
 
     def _connect(self) -> sqlite3.Connection:
-        if self._connection is None:
-            prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
-            connection = sqlite3.connect(
-                self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            try:
-                # One writer creates the tables; others wait, then find them there.
-                connection.execute("BEGIN IMMEDIATE")
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        connection.execute(statement)
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.close()
-                raise
-            self._connection = connection
-        return self._connection
+        prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
+        connection = sqlite3.connect(
+            self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            # One writer creates the tables; others wait, then find them there.
+            connection.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
 
     async def _on_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor, lambda: work(self._connect()))
-        except Exception as exc:  # sqlite3's errors, or sqlean's (the semantic store)
-            damage = damage_of(self.path, exc)
-            if damage is None:
-                raise
-            raise damage from exc
+        return await self._thread.run(work)
 
     async def _add(self, app_name: str, user_id: str, rows: list[MemoryRow]) -> None:
         def add(connection: sqlite3.Connection) -> None:
@@ -177,9 +169,4 @@ class SqliteMemoryService(BaseMemoryService):
         return await self._on_thread(search)
 
     async def close(self) -> None:
-        def close() -> None:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
-
-        await asyncio.get_running_loop().run_in_executor(self._executor, close)
+        await self._thread.close()

@@ -24,17 +24,13 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-import sqlite3
-import threading
 import weakref
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine
+from sqlalchemy import Connection, create_engine
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import DatabaseError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import SingletonThreadPool, StaticPool
 
@@ -55,6 +51,7 @@ from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
 from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
 from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
 from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
+from cairn.sessions.sql.sqlite_thread import SqliteThread
 from cairn.sessions.uninterrupted import uninterrupted
 
 T = TypeVar("T")
@@ -92,7 +89,7 @@ class Database(abc.ABC):
 
 
 class SqliteDatabase(Database):
-    """One SQLite file, in WAL mode, reached through one sqlite3 connection on one thread."""
+    """One SQLite file, in WAL mode, reached through one connection on one thread."""
 
     dialect = "sqlite"
 
@@ -102,36 +99,33 @@ class SqliteDatabase(Database):
         self.path = path
         self.synchronous = synchronous
         self.busy_timeout = busy_timeout
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-sqlite")
-        self._engine: Engine | None = None
-        self._connection: Connection | None = None
+        self._thread = SqliteThread(path, self._connect, _disconnect, name="cairn-sqlite")
         self._migrated = False
-        self._closed = threading.Event()
 
     def _connect(self) -> Connection:
-        """The one connection (created on the database's thread on first use)."""
-        if self._connection is None:
-            prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
-            self._engine = create_engine(
-                f"sqlite:///{self.path}",
-                poolclass=SingletonThreadPool,
-                connect_args={"timeout": self.busy_timeout, "check_same_thread": False},
-            )
-            install_sqlite_settings(
-                self._engine, self.synchronous, self.busy_timeout, begin_listener=False
-            )
-            self._connection = self._engine.connect()
-        return self._connection
+        prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
+        engine = create_engine(
+            f"sqlite:///{self.path}",
+            poolclass=SingletonThreadPool,
+            connect_args={"timeout": self.busy_timeout, "check_same_thread": False},
+        )
+        install_sqlite_settings(engine, self.synchronous, self.busy_timeout, begin_listener=False)
+        self._migrated = False
+        return engine.connect()
 
     def _in_transaction(
-        self, begin: str, operation: Callable[..., T], args: tuple[Any, ...], durable: bool
+        self,
+        connection: Connection,
+        begin: str,
+        operation: Callable[..., T],
+        args: tuple[Any, ...],
+        durable: bool,
     ) -> T:
         """Run ``operation`` in a transaction that starts with ``begin`` (sent to sqlite3 as is).
 
         The driver is in autocommit mode, so SQLAlchemy's begin sends nothing;
         its commit and rollback end the transaction begun here.
         """
-        connection = self._connect()
         driver = connection.connection.driver_connection
         assert driver is not None
         relaxed = self.synchronous == "FULL" and not durable
@@ -145,48 +139,34 @@ class SqliteDatabase(Database):
             if relaxed:
                 driver.execute("PRAGMA synchronous = FULL")
 
-    def _run(
-        self, operation: Callable[..., T], args: tuple[Any, ...], begin: str, durable: bool
-    ) -> T:
-        if not self._migrated:
-            self._migrate_on_thread()
-        return self._in_transaction(begin, operation, args, durable)
-
-    def _migrate_on_thread(self) -> MigrationReport:
-        report = self._in_transaction("BEGIN EXCLUSIVE", upgrade_schema, (), True)
+    def _migrate_on(self, connection: Connection) -> MigrationReport:
+        report = self._in_transaction(connection, "BEGIN EXCLUSIVE", upgrade_schema, (), True)
         self._migrated = True
         return report
 
-    async def _on_thread(self, work: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor, work, *args)
-        except (DatabaseError, sqlite3.DatabaseError) as exc:  # the hot path raises sqlite3's
-            damage = damage_of(self.path, exc)
-            if damage is None:
-                raise
-            raise damage from exc
-
     async def migrate(self) -> MigrationReport:
-        return await self._on_thread(self._migrate_on_thread)
+        return await self._thread.run(self._migrate_on)
 
     async def transaction(
         self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
     ) -> T:
         begin = "BEGIN IMMEDIATE" if write else "BEGIN"
-        return await self._on_thread(self._run, operation, args, begin, durable)
 
-    def _close_on_thread(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
-        if self._engine is not None:
-            self._engine.dispose()
-            self._engine = None
-        self._migrated = False
+        def work(connection: Connection) -> T:
+            if not self._migrated:
+                self._migrate_on(connection)
+            return self._in_transaction(connection, begin, operation, args, durable)
+
+        return await self._thread.run(work)
 
     async def close(self) -> None:
-        await self._on_thread(self._close_on_thread)
+        await self._thread.close()
+
+
+def _disconnect(connection: Connection) -> None:
+    engine = connection.engine
+    connection.close()
+    engine.dispose()
 
 
 # -- any database through a SQLAlchemy async engine ------------------------------------------------
