@@ -90,10 +90,9 @@ class DatabaseSessionService(SqlSessionStore):
         return await self.database.statement(direct_sql.load_session, key, config, write=False)
 
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
-        if not self._has_direct() or event.actions.removed_state_keys:
-            # Deleting state keys is rare (a rewind): it takes the general path.
+        if not self._has_direct():
             return await super()._append_event_impl(session, event)
-        raw, rows, _ = self._encode_append(session, event)
+        raw, rows, removals = self._encode_append(session, event)
         key = (session.app_name, session.user_id, session.id)
         stored = await self.database.statement(
             direct_sql.append_event,
@@ -102,6 +101,7 @@ class DatabaseSessionService(SqlSessionStore):
             event,
             raw,
             rows,
+            removals,
             bound_lease(session),
             write=True,
         )

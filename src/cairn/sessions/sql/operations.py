@@ -546,17 +546,16 @@ def append_event(
     """Store one event and its state rows if the caller's revision is current (and, with
     ``lease``, if that is still the session's lease: else ``LeaseLostError``).
 
-    ``removals`` are the primary keys of state rows the event deletes. The
-    lease row is read with a share lock first, so a takeover waits for this
-    append to commit, or this append sees the takeover.
+    ``removals`` are the primary keys of state rows the event deletes.
 
-    The conditional UPDATE of the session row checks the revision (and locks
-    the row, so appends to one session serialize); the state rows are written
-    before the event row, so among appends that wrote the same key, event
-    ``pk`` order is commit order. A refused append raises (and the caller's
-    rollback undoes anything written). (PostgreSQL runs its own one-statement
-    version, in ``postgres_direct``.) Returns
-    the new (revision, update_time); raises ``EventAlreadyStored`` for a retry.
+    The lock order, the same on every store (PostgreSQL runs it as one statement, in
+    ``postgres_direct``; SQLite's write transaction holds the whole file): the lease row,
+    share-locked, so a takeover waits for this append to commit or this append sees the
+    takeover; the session row, by the conditional UPDATE that checks the revision (appends
+    to one session serialize here, and nothing else is written when it is stale); the state
+    rows; the event row last, so among appends that wrote one key, event ``pk`` order is
+    commit order. A refused append raises (the caller's rollback undoes anything written).
+    Returns the new (revision, update_time); raises ``EventAlreadyStored`` for a retry.
     """
     revision = held_revision + 1
     params = {
@@ -586,11 +585,11 @@ def append_event(
     if connection.dialect.driver == "pysqlite":
         stored = sqlite_direct.append(connection, params, event_row, rows, removals or [])
     else:
-        _upsert(connection, state, rows, "value")
-        if removals:
-            connection.execute(_DELETE_STATE, removals)
         stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
         if stored:
+            _upsert(connection, state, rows, "value")
+            if removals:
+                connection.execute(_DELETE_STATE, removals)
             connection.execute(_INSERT_EVENT, event_row)
     if not stored:
         _explain_refused_append(connection, key, held_revision, event.id, raw)

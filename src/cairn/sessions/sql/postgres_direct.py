@@ -216,13 +216,15 @@ async def load_session(
 
 
 # -- appending -------------------------------------------------------------------------------
-# The whole append as one statement. The state upsert reads from `bumped` (nothing is written
-# unless the revision matched) and the event insert reads the count of `upserted`, so the key
-# rows are locked before the event's pk is drawn: among appends that wrote one key, pk order is
-# commit order.
+# The whole append as one statement, deletes included. Locks are taken in the one order every
+# store uses (operations.append_event): the lease row (shared, under a lease), the session row
+# (`bumped`: nothing else is written unless the revision matched), the state rows (`upserted`,
+# `deleted`), then the event row, whose insert reads the counts of both, so the key rows are
+# locked before the event's pk is drawn: among appends that wrote one key, pk order is commit
+# order.
 #
 # Under a lease, `fence` share-locks the session's lease row if it is still the caller's (holder
-# $14, generation $15): a takeover then waits for this append to commit, and an append that
+# $18, generation $19): a takeover then waits for this append to commit, and an append that
 # waited for a takeover finds the row changed and stores nothing.
 _APPEND = """
 WITH {fence}bumped AS (
@@ -237,16 +239,23 @@ WITH {fence}bumped AS (
         AS row(scope, user_id, session_id, key, value)
     ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
     RETURNING 1
+), deleted AS (
+    DELETE FROM cairn_state AS kept
+    USING bumped, unnest($14::text[], $15::text[], $16::text[], $17::text[])
+        AS gone(scope, user_id, session_id, key)
+    WHERE kept.app_name = $1 AND kept.scope = gone.scope AND kept.user_id = gone.user_id
+        AND kept.session_id = gone.session_id AND kept.key = gone.key
+    RETURNING 1
 )
 INSERT INTO cairn_events
     (app_name, user_id, session_id, seq, event_id, invocation_id, timestamp, event)
 SELECT $1, $2, $3, bumped.revision, $5, $6, $7, $8
-FROM bumped, (SELECT count(*) FROM upserted) AS written
+FROM bumped, (SELECT count(*) FROM upserted) AS written, (SELECT count(*) FROM deleted) AS gone
 RETURNING seq
 """
 _FENCE = """fence AS (
     SELECT FROM cairn_leases
-    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $14 AND generation = $15
+    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND holder = $18 AND generation = $19
     FOR SHARE
 ), """
 _APPEND_UNDER_LEASE = _APPEND.format(fence=_FENCE, fenced=" AND EXISTS (SELECT FROM fence)")
@@ -270,10 +279,11 @@ async def append_event(
     event: Event,
     raw: str,
     rows: list[dict[str, Any]],
+    removals: list[dict[str, Any]],
     lease: SessionLease | None = None,
 ) -> bool:
-    """Store the event and its state rows if ``held_revision`` is current (and ``lease`` is
-    still the session's lease).
+    """Store the event, its state rows and its state deletions (``removals``: the deleted
+    rows' keys) if ``held_revision`` is current (and ``lease`` is still the session's lease).
 
     True if stored; False if this exact event is already stored (a retry).
     Otherwise raises ``LeaseLostError`` or what ``operations.refusal`` says:
@@ -297,6 +307,10 @@ async def append_event(
             [row["session_id"] for row in rows],
             [row["key"] for row in rows],
             [encode_json_value(row["value"]) for row in rows],
+            [row["scope"] for row in removals],
+            [row["user_id"] for row in removals],
+            [row["session_id"] for row in removals],
+            [row["key"] for row in removals],
             *fence,
         )
     except asyncpg.UniqueViolationError:

@@ -128,23 +128,21 @@ def append(
     rows: list[dict[str, Any]],
     removals: list[dict[str, Any]],
 ) -> bool:
-    """The state rows, the revision check and the event row; False if the revision is stale.
-
-    The state rows go first so that, among appends that wrote one key, event
-    ``pk`` order is commit order (as on every store). A taken event id raises
-    SQLAlchemy's ``IntegrityError``, as the Core version would.
+    """The revision check, the state rows and the event row (in ``operations.append_event``'s
+    order); False if the revision is stale. A taken event id raises SQLAlchemy's
+    ``IntegrityError``, as the Core version would.
     """
     cursor = _driver(connection).cursor()
     try:
+        cursor.execute(_BUMP_REVISION, params)
+        if cursor.rowcount != 1:
+            return False
         if rows:
             cursor.executemany(
                 _UPSERT_STATE, [{**row, "value": encode_json_value(row["value"])} for row in rows]
             )
         if removals:
             cursor.executemany(_DELETE_STATE, removals)
-        cursor.execute(_BUMP_REVISION, params)
-        if cursor.rowcount != 1:
-            return False
         cursor.execute(_INSERT_EVENT, event_row)
         return True
     except sqlite3.IntegrityError as exc:
