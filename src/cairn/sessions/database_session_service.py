@@ -7,13 +7,7 @@ from typing import Any
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from cairn.events.event import Event
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
-from cairn.sessions.config import GetSessionConfig
-from cairn.sessions.ids import check_ids
-from cairn.sessions.lease import SessionLease, bound_lease
-from cairn.sessions.session import Session
-from cairn.sessions.sql import postgres_direct as direct_sql
 from cairn.sessions.sql.database import EngineDatabase
 from cairn.sessions.sql.migrate import MigrationReport
 from cairn.sessions.sql.store import SqlSessionStore
@@ -67,101 +61,3 @@ class DatabaseSessionService(SqlSessionStore):
     async def prepare_tables(self) -> None:
         """ADK's name for ``migrate()``: create or upgrade the schema now, not on first use."""
         await self.database.migrate_once()
-
-    # -- the hot path on PostgreSQL: single statements on asyncpg ------------------------------
-
-    def _has_direct(self) -> bool:
-        return self.database.has_statements
-
-    async def get_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        config: GetSessionConfig | None = None,
-    ) -> Session | None:
-        check_ids(app_name, user_id, session_id)
-        if not self._has_direct():
-            return await super().get_session(
-                app_name=app_name, user_id=user_id, session_id=session_id, config=config
-            )
-        key = (app_name, user_id, session_id)
-        return await self.database.statement(direct_sql.load_session, key, config, write=False)
-
-    async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
-        if not self._has_direct():
-            return await super()._append_event_impl(session, event)
-        raw, rows, removals = self._encode_append(session, event)
-        key = (session.app_name, session.user_id, session.id)
-        stored = await self.database.statement(
-            direct_sql.append_event,
-            key,
-            session.revision,
-            event,
-            raw,
-            rows,
-            removals,
-            bound_lease(session),
-            write=True,
-        )
-        if not stored:
-            return None
-        return session.revision + 1, max(session.last_update_time, event.timestamp)
-
-    async def acquire_session_lease(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        holder: str,
-        ttl: float,
-        generation: int | None = None,
-        replacing: str | None = None,
-    ) -> SessionLease | str:
-        check_ids(app_name, user_id, session_id)
-        if not self._has_direct():
-            return await super().acquire_session_lease(
-                app_name=app_name,
-                user_id=user_id,
-                session_id=session_id,
-                holder=holder,
-                ttl=ttl,
-                generation=generation,
-                replacing=replacing,
-            )
-        key = (app_name, user_id, session_id)
-        return await self.database.statement(
-            direct_sql.acquire_lease,
-            key,
-            holder,
-            ttl,
-            generation,
-            replacing,
-            write=True,
-            durable=False,
-        )
-
-    async def release_session_lease(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        holder: str,
-        generation: int | None = None,
-    ) -> None:
-        check_ids(app_name, user_id, session_id)
-        if not self._has_direct():
-            return await super().release_session_lease(
-                app_name=app_name,
-                user_id=user_id,
-                session_id=session_id,
-                holder=holder,
-                generation=generation,
-            )
-        key = (app_name, user_id, session_id)
-        await self.database.statement(
-            direct_sql.release_lease, key, holder, generation, write=True, durable=False
-        )

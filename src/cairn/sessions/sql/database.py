@@ -208,6 +208,8 @@ class EngineDatabase(Database):
             engine_kwargs.setdefault("isolation_level", "READ COMMITTED")
         self._engine_kwargs = engine_kwargs
         self.dialect = self.url.get_backend_name()
+        self.driver = self.url.get_driver_name()
+        """The DBAPI driver (``asyncpg``, ``asyncmy``, ``aiomysql``, ``aiosqlite``, ...)."""
         self._where = describe(self.url)
         # asyncio drivers bind connections to one event loop, so each loop gets its own pool.
         self._engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Engines] = (
@@ -219,11 +221,6 @@ class EngineDatabase(Database):
     def engine(self) -> AsyncEngine:
         """The engine used on the running event loop."""
         return self._engines_here().writer
-
-    @property
-    def has_statements(self) -> bool:
-        """Whether single statements run straight on asyncpg here (``statement``)."""
-        return self._engines_here().direct is not None
 
     def _engines_here(self) -> _Engines:
         loop = asyncio.get_running_loop()

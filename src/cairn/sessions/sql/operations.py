@@ -41,7 +41,6 @@ from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import ScopedDelta, merge_scopes
 from cairn.sessions.session import Session
-from cairn.sessions.sql import sqlite_direct
 from cairn.sessions.sql.schema import (
     APP_SCOPE,
     SESSION_SCOPE,
@@ -326,8 +325,6 @@ def import_session(
 def load_session(
     connection: Connection, key: SessionKey, config: GetSessionConfig | None
 ) -> Session | None:
-    if connection.dialect.driver == "pysqlite":
-        return sqlite_direct.load_session(connection, key, config)
     row = connection.execute(
         select(sessions.c.revision, sessions.c.update_time).where(_is(sessions, key))
     ).first()
@@ -557,6 +554,24 @@ def append_event(
     commit order. A refused append raises (the caller's rollback undoes anything written).
     Returns the new (revision, update_time); raises ``EventAlreadyStored`` for a retry.
     """
+    params, event_row = append_rows(key, held_revision, event, raw)
+    if lease is not None:
+        check_lease(connection, key, lease)
+    stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
+    if stored:
+        _upsert(connection, state, rows, "value")
+        if removals:
+            connection.execute(_DELETE_STATE, removals)
+        connection.execute(_INSERT_EVENT, event_row)
+    else:
+        explain_refused_append(connection, key, held_revision, event.id, raw)
+    return held_revision + 1, max(held_update_time, event.timestamp)
+
+
+def append_rows(
+    key: SessionKey, held_revision: int, event: Event, raw: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The bind parameters of an append's revision check, and its event row."""
     revision = held_revision + 1
     params = {
         "k_app": key[0],
@@ -565,10 +580,6 @@ def append_event(
         "held": held_revision,
         "next_revision": revision,
         "ts": event.timestamp,
-        "event_id": event.id,
-        "invocation_id": event.invocation_id,
-        "timestamp": event.timestamp,
-        "event": raw,
     }
     event_row = {
         "app_name": key[0],
@@ -580,20 +591,7 @@ def append_event(
         "timestamp": event.timestamp,
         "event": raw,
     }
-    if lease is not None:
-        check_lease(connection, key, lease)
-    if connection.dialect.driver == "pysqlite":
-        stored = sqlite_direct.append(connection, params, event_row, rows, removals or [])
-    else:
-        stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
-        if stored:
-            _upsert(connection, state, rows, "value")
-            if removals:
-                connection.execute(_DELETE_STATE, removals)
-            connection.execute(_INSERT_EVENT, event_row)
-    if not stored:
-        _explain_refused_append(connection, key, held_revision, event.id, raw)
-    return revision, max(held_update_time, event.timestamp)
+    return params, event_row
 
 
 def stored_event(connection: Connection, key: SessionKey, event_id: str) -> str | None:
@@ -603,7 +601,7 @@ def stored_event(connection: Connection, key: SessionKey, event_id: str) -> str 
     ).scalar_one_or_none()
 
 
-def _explain_refused_append(
+def explain_refused_append(
     connection: Connection, key: SessionKey, held_revision: int, event_id: str, raw: str
 ) -> None:
     """Why the revision check failed: always raises."""
@@ -662,15 +660,12 @@ def check_lease(connection: Connection, key: SessionKey, lease: SessionLease) ->
     """Raise ``LeaseLostError`` unless ``lease`` is the session's lease; keep it share-locked
     (PostgreSQL, MySQL) until the transaction ends. SQLite's write transaction holds the whole
     database already."""
-    if connection.dialect.driver == "pysqlite":
-        current = sqlite_direct.current_lease(connection, key)
-    else:
-        found = connection.execute(
-            select(leases.c.holder, leases.c.generation)
-            .where(_is(leases, key))
-            .with_for_update(read=True)
-        ).first()
-        current = None if found is None else (str(found.holder), int(found.generation))
+    found = connection.execute(
+        select(leases.c.holder, leases.c.generation)
+        .where(_is(leases, key))
+        .with_for_update(read=True)
+    ).first()
+    current = None if found is None else (str(found.holder), int(found.generation))
     if current != (lease.holder, lease.generation):
         raise lease_lost(key, lease, current[0] if current is not None else None)
 
@@ -692,8 +687,6 @@ def acquire_lease(
     Raises IntegrityError if another process inserted the lease row first.
     """
     now = database_now(connection)
-    if connection.dialect.driver == "pysqlite":
-        return sqlite_direct.acquire_lease(connection, key, holder, ttl, now, generation, replacing)
     row = connection.execute(
         select(leases.c.holder, leases.c.expires_at, leases.c.generation)
         .where(_is(leases, key))
@@ -730,8 +723,6 @@ def release_lease(
     connection: Connection, key: SessionKey, holder: str, generation: int | None = None
 ) -> None:
     """Free the lease if ``holder`` (at ``generation``) has it; the row keeps its generation."""
-    if connection.dialect.driver == "pysqlite":
-        return sqlite_direct.release_lease(connection, key, holder, generation)
     condition = _is(leases, key) & (leases.c.holder == holder)
     if generation is not None:
         condition &= leases.c.generation == generation

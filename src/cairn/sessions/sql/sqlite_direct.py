@@ -2,16 +2,17 @@
 
 An invocation loads its session, takes and releases a lease, and appends each
 event. On SQLite, SQLAlchemy's per-statement work costs several times what
-SQLite itself spends on these statements, so ``operations`` hands them to
-these functions when the connection's driver is ``sqlite3`` (the
-``SqliteSessionService``). They run inside the transaction the caller began,
-exactly like the Core versions they replace, and store the same rows.
+SQLite itself spends on these statements, so the SQLite backend (``backends``) runs
+these versions of ``operations``' on the sqlite3 connection of ``SqliteDatabase``. They
+run inside the transaction the database began, exactly like the Core versions, and store
+the same rows.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from typing import Any
 
 from sqlalchemy import Connection
@@ -22,9 +23,13 @@ from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
+from cairn.sessions.sql.operations import (
+    SessionKey,
+    append_rows,
+    explain_refused_append,
+    lease_lost,
+)
 from cairn.sessions.sql.schema import encode_json_value
-
-SessionKey = tuple[str, str, str]
 
 _KEY = "app_name = ? AND user_id = ? AND session_id = ?"
 
@@ -121,7 +126,29 @@ VALUES (:app_name, :user_id, :session_id, :seq, :event_id, :invocation_id, :time
 """
 
 
-def append(
+def append_event(
+    connection: Connection,
+    key: SessionKey,
+    held_revision: int,
+    held_update_time: float,
+    event: Event,
+    raw: str,
+    rows: list[dict[str, Any]],
+    removals: list[dict[str, Any]] | None = None,
+    lease: SessionLease | None = None,
+) -> tuple[int, float]:
+    """``operations.append_event`` on sqlite3 (same checks, order, rows and errors)."""
+    if lease is not None:
+        current = current_lease(connection, key)
+        if current != (lease.holder, lease.generation):
+            raise lease_lost(key, lease, current[0] if current is not None else None)
+    params, event_row = append_rows(key, held_revision, event, raw)
+    if not _append(connection, params, event_row, rows, removals or []):
+        explain_refused_append(connection, key, held_revision, event.id, raw)
+    return held_revision + 1, max(held_update_time, event.timestamp)
+
+
+def _append(
     connection: Connection,
     params: dict[str, Any],
     event_row: dict[str, Any],
@@ -176,12 +203,13 @@ def acquire_lease(
     key: SessionKey,
     holder: str,
     ttl: float,
-    now: float,
-    generation: int | None,
-    replacing: str | None,
+    generation: int | None = None,
+    replacing: str | None = None,
 ) -> SessionLease | str:
     """Take a free, expired or ``replacing``'s lease (a new generation), or renew this
-    holder's at ``generation``; else return who holds it."""
+    holder's at ``generation``; else return who holds it. (SQLite's clock is the host's:
+    the processes sharing a file share the host.)"""
+    now = time.time()
     cursor = _driver(connection).cursor()
     try:
         if generation is None:
@@ -198,7 +226,7 @@ def acquire_lease(
 
 
 def release_lease(
-    connection: Connection, key: SessionKey, holder: str, generation: int | None
+    connection: Connection, key: SessionKey, holder: str, generation: int | None = None
 ) -> None:
     _driver(connection).execute(
         f"UPDATE cairn_leases SET holder = '', expires_at = 0 WHERE {_KEY} AND holder = ?"

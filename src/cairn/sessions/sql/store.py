@@ -35,6 +35,7 @@ from cairn.sessions.paging import (
 from cairn.sessions.scopes import event_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
 from cairn.sessions.sql import operations as ops
+from cairn.sessions.sql.backends import backend_for
 from cairn.sessions.sql.database import Database
 
 T = TypeVar("T")
@@ -49,6 +50,8 @@ class SqlSessionStore(BaseSessionService):
 
     def __init__(self, database: Database, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES):
         self.database = database
+        self.backend = backend_for(database)
+        """The operations' form for this kind of database (``backends``), chosen once."""
         self.max_event_bytes = max_event_bytes
 
     async def _transaction(
@@ -134,9 +137,7 @@ class SqlSessionStore(BaseSessionService):
         config: GetSessionConfig | None = None,
     ) -> Session | None:
         check_ids(app_name, user_id, session_id)
-        return await self._transaction(
-            ops.load_session, (app_name, user_id, session_id), config, write=False
-        )
+        return await self.backend.load_session((app_name, user_id, session_id), config)
 
     async def list_sessions(
         self, *, app_name: str, user_id: str | None = None
@@ -223,8 +224,7 @@ class SqlSessionStore(BaseSessionService):
         raw, rows, removals = self._encode_append(session, event)
         key = (session.app_name, session.user_id, session.id)
         try:
-            return await self._transaction(
-                ops.append_event,
+            return await self.backend.append_event(
                 key,
                 session.revision,
                 session.last_update_time,
@@ -233,10 +233,7 @@ class SqlSessionStore(BaseSessionService):
                 rows,
                 removals,
                 bound_lease(session),
-                write=True,
             )
-        except ops.EventAlreadyStored:
-            return None
         except IntegrityError:
             # The revision matched but the event id is taken: a retry, or a reused id.
             existing = await self._transaction(ops.stored_event, key, event.id, write=False)
@@ -264,9 +261,9 @@ class SqlSessionStore(BaseSessionService):
         check_ids(app_name, user_id, session_id)
         args = ((app_name, user_id, session_id), holder, ttl, generation, replacing)
         try:
-            return await self._transaction(ops.acquire_lease, *args, write=True, durable=False)
+            return await self.backend.acquire_lease(*args)
         except IntegrityError:  # another process created the lease row first
-            return await self._transaction(ops.acquire_lease, *args, write=True, durable=False)
+            return await self.backend.acquire_lease(*args)
 
     async def release_session_lease(
         self,
@@ -278,11 +275,4 @@ class SqlSessionStore(BaseSessionService):
         generation: int | None = None,
     ) -> None:
         check_ids(app_name, user_id, session_id)
-        await self._transaction(
-            ops.release_lease,
-            (app_name, user_id, session_id),
-            holder,
-            generation,
-            write=True,
-            durable=False,
-        )
+        await self.backend.release_lease((app_name, user_id, session_id), holder, generation)
