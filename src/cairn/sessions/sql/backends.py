@@ -17,6 +17,7 @@ writes down, and raises the same errors; the conformance suite runs every store.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from cairn.events.event import Event
@@ -102,7 +103,13 @@ class SqliteBackend(CoreBackend):
     """A SQLite file through sqlite3: the hot operations in ``sqlite_direct``."""
 
     _load = staticmethod(sqlite_direct.load_session)
-    _append = staticmethod(sqlite_direct.append_event)
+    _append = staticmethod(
+        functools.partial(
+            ops.append_event,
+            lease_of=sqlite_direct.current_lease,
+            write=sqlite_direct.write_append,
+        )
+    )
     _acquire = staticmethod(sqlite_direct.acquire_lease)
     _release = staticmethod(sqlite_direct.release_lease)
 

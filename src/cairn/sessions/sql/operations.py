@@ -9,7 +9,7 @@ its caller, who commits it (or rolls it back if the function raised).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -539,11 +539,16 @@ def append_event(
     rows: list[dict[str, Any]],
     removals: list[dict[str, Any]] | None = None,
     lease: SessionLease | None = None,
+    *,
+    lease_of: Callable[[Connection, SessionKey], tuple[str, int] | None] | None = None,
+    write: AppendWriter | None = None,
 ) -> tuple[int, float] | None:
     """Store one event and its state rows if the caller's revision is current (and, with
     ``lease``, if that is still the session's lease: else ``LeaseLostError``).
 
-    ``removals`` are the primary keys of state rows the event deletes.
+    ``removals`` are the primary keys of state rows the event deletes. ``lease_of`` (the
+    session's lease row, share-locked) and ``write`` (the revision check and the rows) are
+    SQLAlchemy Core's unless a backend gives faster ones (``sqlite_direct``).
 
     The lock order, the same on every store (PostgreSQL runs it as one statement, in
     ``postgres_direct``; SQLite's write transaction holds the whole file): the lease row,
@@ -554,18 +559,39 @@ def append_event(
     commit order. A refused append raises (the caller's rollback undoes anything written).
     Returns the new (revision, update_time); raises ``EventAlreadyStored`` for a retry.
     """
-    params, event_row = append_rows(key, held_revision, event, raw)
     if lease is not None:
-        check_lease(connection, key, lease)
-    stored = connection.execute(_BUMP_REVISION, params).rowcount == 1
-    if stored:
-        _upsert(connection, state, rows, "value")
-        if removals:
-            connection.execute(_DELETE_STATE, removals)
-        connection.execute(_INSERT_EVENT, event_row)
-    else:
+        current = (lease_of or current_lease)(connection, key)
+        if current != (lease.holder, lease.generation):
+            raise lease_lost(key, lease, current[0] if current is not None else None)
+    params, event_row = append_rows(key, held_revision, event, raw)
+    if not (write or write_append)(connection, params, event_row, rows, removals or []):
         explain_refused_append(connection, key, held_revision, event.id, raw)
     return held_revision + 1, max(held_update_time, event.timestamp)
+
+
+AppendWriter = Callable[
+    [Connection, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]],
+    bool,
+]
+"""(connection, revision-check parameters, event row, state rows, removals) -> stored."""
+
+
+def write_append(
+    connection: Connection,
+    params: dict[str, Any],
+    event_row: dict[str, Any],
+    rows: list[dict[str, Any]],
+    removals: list[dict[str, Any]],
+) -> bool:
+    """The revision check (locking the session row), then the state rows and the event row;
+    False (nothing written) when the revision is stale."""
+    if connection.execute(_BUMP_REVISION, params).rowcount != 1:
+        return False
+    _upsert(connection, state, rows, "value")
+    if removals:
+        connection.execute(_DELETE_STATE, removals)
+    connection.execute(_INSERT_EVENT, event_row)
+    return True
 
 
 def append_rows(
@@ -656,18 +682,16 @@ def lease_lost(key: SessionKey, lease: SessionLease, current_holder: str | None)
     )
 
 
-def check_lease(connection: Connection, key: SessionKey, lease: SessionLease) -> None:
-    """Raise ``LeaseLostError`` unless ``lease`` is the session's lease; keep it share-locked
-    (PostgreSQL, MySQL) until the transaction ends. SQLite's write transaction holds the whole
-    database already."""
+def current_lease(connection: Connection, key: SessionKey) -> tuple[str, int] | None:
+    """The session's lease row as (holder, generation), share-locked until the transaction
+    ends (PostgreSQL, MySQL; SQLite's write transaction holds the whole database already);
+    None if it has none."""
     found = connection.execute(
         select(leases.c.holder, leases.c.generation)
         .where(_is(leases, key))
         .with_for_update(read=True)
     ).first()
-    current = None if found is None else (str(found.holder), int(found.generation))
-    if current != (lease.holder, lease.generation):
-        raise lease_lost(key, lease, current[0] if current is not None else None)
+    return None if found is None else (str(found.holder), int(found.generation))
 
 
 # A lease expires by itself, so its writes need not wait for the disk: losing one in a power cut

@@ -23,12 +23,7 @@ from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
-from cairn.sessions.sql.operations import (
-    SessionKey,
-    append_rows,
-    explain_refused_append,
-    lease_lost,
-)
+from cairn.sessions.sql.operations import SessionKey
 from cairn.sessions.sql.schema import encode_json_value
 
 _KEY = "app_name = ? AND user_id = ? AND session_id = ?"
@@ -126,29 +121,7 @@ VALUES (:app_name, :user_id, :session_id, :seq, :event_id, :invocation_id, :time
 """
 
 
-def append_event(
-    connection: Connection,
-    key: SessionKey,
-    held_revision: int,
-    held_update_time: float,
-    event: Event,
-    raw: str,
-    rows: list[dict[str, Any]],
-    removals: list[dict[str, Any]] | None = None,
-    lease: SessionLease | None = None,
-) -> tuple[int, float]:
-    """``operations.append_event`` on sqlite3 (same checks, order, rows and errors)."""
-    if lease is not None:
-        current = current_lease(connection, key)
-        if current != (lease.holder, lease.generation):
-            raise lease_lost(key, lease, current[0] if current is not None else None)
-    params, event_row = append_rows(key, held_revision, event, raw)
-    if not _append(connection, params, event_row, rows, removals or []):
-        explain_refused_append(connection, key, held_revision, event.id, raw)
-    return held_revision + 1, max(held_update_time, event.timestamp)
-
-
-def _append(
+def write_append(
     connection: Connection,
     params: dict[str, Any],
     event_row: dict[str, Any],
