@@ -43,6 +43,7 @@ from cairn.evaluation.local_eval_service import LocalEvalService
 from cairn.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 from cairn.evaluation.local_eval_sets_manager import LocalEvalSetsManager, load_eval_set_from_file
 from cairn.evaluation.metric_evaluator_registry import register_custom_metrics_from_config
+from cairn.evaluation.recorded_tools import recorded_tools_for
 from cairn.evaluation.simulation.user_simulator_provider import UserSimulatorProvider
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.factory import session_service_from_url
@@ -240,7 +241,7 @@ async def _run(
             user_simulator_config=config.user_simulator_config
         ),
         app=target.app,
-        plugins_for_case=_recorded_tools if reuse_tool_results else None,
+        plugins_for_case=recorded_tools_for if reuse_tool_results else None,
     )
     try:
         results = await _execute(service, sets, requests, config, parallelism, console)
@@ -266,12 +267,6 @@ async def _keep_in_store(
     for eval_set_id, cases in by_set.items():
         kept = await keeper.save_eval_set_result(app_name, eval_set_id, cases)
         console.print(f"results kept in the store as {kept.eval_set_result_id}")
-
-
-def _recorded_tools(case: Any) -> list[Any]:
-    from cairn.evaluation.recorded_tools import RecordedToolsPlugin
-
-    return [RecordedToolsPlugin(case.conversation)] if case.conversation else []
 
 
 def _requests(

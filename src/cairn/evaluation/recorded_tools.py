@@ -25,7 +25,7 @@ from cairn.plugins.base_plugin import BasePlugin
 from cairn.tools.base_tool import BaseTool
 
 from .divergence import Divergence, DivergenceKind, format_call
-from .eval_case import FRAMEWORK_PAUSE_CALLS, Invocation, InvocationEvents
+from .eval_case import FRAMEWORK_PAUSE_CALLS, EvalCase, Invocation, InvocationEvents
 
 _NOT_TOOLS = FRAMEWORK_PAUSE_CALLS
 """No tool runs for the framework's pause calls: not part of the trajectory a plugin sees."""
@@ -158,3 +158,10 @@ class RecordedToolsPlugin(BasePlugin):
         self.reused_calls += 1
         reused: dict[str, Any] = copy_json(recorded.response)
         return reused
+
+
+def recorded_tools_for(case: EvalCase) -> list[BasePlugin]:
+    """The plugins a case runs with to reuse its recorded tool results (``LocalEvalService``'s
+    ``plugins_for_case``): one ``RecordedToolsPlugin`` of its conversation, none for a
+    simulated-user case (it has no recording)."""
+    return [RecordedToolsPlugin(case.conversation)] if case.conversation else []

@@ -47,10 +47,9 @@ from cairn.evaluation.local_eval_service import LocalEvalService
 from cairn.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 from cairn.evaluation.local_eval_sets_manager import LocalEvalSetsManager
 from cairn.evaluation.metric_evaluator_registry import DEFAULT_METRIC_EVALUATOR_REGISTRY
-from cairn.evaluation.recorded_tools import RecordedToolsPlugin
+from cairn.evaluation.recorded_tools import recorded_tools_for
 from cairn.evaluation.session_cases import eval_case_from_session
 from cairn.evaluation.simulation.user_simulator_provider import UserSimulatorProvider
-from cairn.plugins.base_plugin import BasePlugin
 from cairn.server.access import Principal, check_user
 from cairn.server.errors import InvalidRequestError, NotFoundError
 from cairn.server.registry import AppRegistry
@@ -156,10 +155,6 @@ class RunChoice(_Camel):
     user_simulator_config: dict[str, Any] | None = None
     reuse_tool_results: bool = False
     """cairn: answer tool calls from each case's recording while the agent follows it."""
-
-
-def _recorded_tools(case: EvalCase) -> list[BasePlugin]:
-    return [RecordedToolsPlugin(case.conversation)] if case.conversation else []
 
 
 @contextlib.contextmanager
@@ -327,7 +322,7 @@ class EvalWorkspace:
             eval_set_results_manager=place.results,
             user_simulator_provider=simulator,
             app=runner.app,
-            plugins_for_case=_recorded_tools if choice.reuse_tool_results else None,
+            plugins_for_case=recorded_tools_for if choice.reuse_tool_results else None,
         )
         inferences: list[InferenceResult] = []
         request = InferenceRequest(
