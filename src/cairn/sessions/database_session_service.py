@@ -8,7 +8,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from cairn.sessions.base_session_service import DEFAULT_MAX_EVENT_BYTES
-from cairn.sessions.sql.database import EngineDatabase
+from cairn.sessions.sql.database import Database, database_for
 from cairn.sessions.sql.migrate import MigrationReport
 from cairn.sessions.sql.store import SqlSessionStore
 
@@ -20,7 +20,10 @@ class DatabaseSessionService(SqlSessionStore):
     ``mysql+aiomysql://`` (MySQL and MariaDB) or ``sqlite+aiosqlite://``
     (``postgresql://``, ``mysql://`` and ``sqlite://`` pick those drivers); or
     pass a ready ``db_engine``. Extra keyword arguments go to
-    ``create_async_engine`` (pool size, ``connect_args``, ...). Connections
+    ``create_async_engine`` (pool size, ``connect_args``, ...). A SQLite URL
+    is the SQLite store of ``SqliteSessionService`` (``synchronous="FULL"``,
+    30 s busy timeout; ``sqlite+aiosqlite:///:memory:`` keeps it in memory);
+    there the keyword arguments only shape ``engine``. Connections
     are pooled; one that sat unused for 2 seconds is pinged before use and
     replaced if dead (say, after a server restart), so a busy pool pays no
     ping. If a connection dies in use anyway, the pool is discarded: a read is
@@ -31,7 +34,7 @@ class DatabaseSessionService(SqlSessionStore):
     ``async with`` or ``close()`` to release the pool.
     """
 
-    database: EngineDatabase
+    database: Database
 
     def __init__(
         self,
@@ -42,12 +45,14 @@ class DatabaseSessionService(SqlSessionStore):
         **engine_kwargs: Any,
     ) -> None:
         super().__init__(
-            EngineDatabase(db_url, db_engine, **engine_kwargs), max_event_bytes=max_event_bytes
+            database_for(db_url, db_engine, **engine_kwargs), max_event_bytes=max_event_bytes
         )
 
     @property
     def engine(self) -> AsyncEngine:
-        """The engine used on the running event loop."""
+        """The engine used on the running event loop (SQLite: one on the same file for SQL of
+        your own; cairn's own work on SQLite goes through sqlite3, as in
+        ``SqliteSessionService``)."""
         return self.database.engine
 
     async def migrate(self) -> MigrationReport:

@@ -42,8 +42,11 @@ class SqliteSessionService(SqlSessionStore):
     a power loss; ``"NORMAL"`` may lose the last appends on power loss (never
     on a process crash) in exchange for faster writes. Several processes may
     use one file: writers take turns (waiting up to ``busy_timeout`` seconds),
-    readers never wait. Work runs on one thread per service, so the event loop
-    never blocks on the disk.
+    readers never wait. Reads, and writes that must wait for another writer,
+    run on one thread per service; an append or a lease while the file is free
+    runs at once on the caller's thread (a thread hop costs more than that
+    transaction), so the event loop waits only for SQLite's commit (with
+    ``"FULL"``, one flush to disk), never for another writer.
     """
 
     database: SqliteDatabase
@@ -63,6 +66,7 @@ class SqliteSessionService(SqlSessionStore):
 
     @property
     def path(self) -> Path:
+        assert self.database.path is not None  # sqlite_path refuses a database in memory
         return self.database.path
 
     @property

@@ -17,7 +17,6 @@ writes down, and raises the same errors; the conformance suite runs every store.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from cairn.events.event import Event
@@ -100,18 +99,66 @@ class CoreBackend:
 
 
 class SqliteBackend(CoreBackend):
-    """A SQLite file through sqlite3: the hot operations in ``sqlite_direct``."""
+    """A SQLite file through sqlite3: the hot operations in ``sqlite_direct``, through
+    ``SqliteDatabase.direct`` (a write runs on the calling thread when the file is free)."""
 
-    _load = staticmethod(sqlite_direct.load_session)
-    _append = staticmethod(
-        functools.partial(
-            ops.append_event,
-            lease_of=sqlite_direct.current_lease,
-            write=sqlite_direct.write_append,
+    database: SqliteDatabase
+
+    async def load_session(
+        self, key: ops.SessionKey, config: GetSessionConfig | None
+    ) -> Session | None:
+        return await self.database.direct(sqlite_direct.load_session, key, config, write=False)
+
+    async def append_event(
+        self,
+        key: ops.SessionKey,
+        held_revision: int,
+        held_update_time: float,
+        event: Event,
+        raw: str,
+        rows: list[dict[str, Any]],
+        removals: list[dict[str, Any]],
+        lease: SessionLease | None,
+    ) -> tuple[int, float] | None:
+        try:
+            await self.database.direct(
+                sqlite_direct.append_event,
+                key,
+                held_revision,
+                event,
+                raw,
+                rows,
+                removals,
+                lease,
+                write=True,
+            )
+        except ops.EventAlreadyStored:
+            return None
+        return held_revision + 1, max(held_update_time, event.timestamp)
+
+    async def acquire_lease(
+        self,
+        key: ops.SessionKey,
+        holder: str,
+        ttl: float,
+        generation: int | None,
+        replacing: str | None,
+    ) -> SessionLease | str:
+        return await self.database.direct(
+            sqlite_direct.acquire_lease,
+            key,
+            holder,
+            ttl,
+            generation,
+            replacing,
+            write=True,
+            durable=False,
         )
-    )
-    _acquire = staticmethod(sqlite_direct.acquire_lease)
-    _release = staticmethod(sqlite_direct.release_lease)
+
+    async def release_lease(self, key: ops.SessionKey, holder: str, generation: int | None) -> None:
+        await self.database.direct(
+            sqlite_direct.release_lease, key, holder, generation, write=True, durable=False
+        )
 
 
 class PostgresBackend(CoreBackend):

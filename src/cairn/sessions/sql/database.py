@@ -7,11 +7,12 @@ Every SQL store of cairn (sessions, artifacts, credentials) works through
 back and its error raised. What a caller never sees: which thread or pool the connection
 came from, the retries, the schema's creation or migration on first use.
 
-- ``SqliteDatabase``: one SQLite file, one sqlite3 connection on a thread of its own (so the
-  event loop never waits on the disk). A write begins ``IMMEDIATE``; a non-durable one (a
-  lease) skips the flush when the file is ``synchronous=FULL``. Waiting for another process's
-  write is sqlite3's busy timeout; a damaged file is ``StoreDamagedError``.
-- ``EngineDatabase``: a SQLAlchemy async engine (PostgreSQL, MySQL/MariaDB, aiosqlite), one
+- ``SqliteDatabase``: one SQLite file (sqlite3 and aiosqlite URLs alike), a sqlite3
+  connection on a thread of its own, and one for the hot path's short writes on the calling
+  thread while the file is free (``direct``). A write begins ``IMMEDIATE``; a non-durable
+  one (a lease) skips the flush when the file is ``synchronous=FULL``. Waiting for another
+  process's write is sqlite3's busy timeout; a damaged file is ``StoreDamagedError``.
+- ``EngineDatabase``: a SQLAlchemy async engine (PostgreSQL, MySQL/MariaDB), one
   pool per event loop, reads in repeatable-read snapshots. A deadlock or serialization
   failure is retried with backoff; a connection that died is replaced (a read runs again
   once on a fresh one, a write fails with ``StoreUnavailableError``: nothing half-written).
@@ -24,10 +25,12 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import sqlite3
+import threading
 import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 from sqlalchemy import Connection, create_engine
 from sqlalchemy.engine import URL
@@ -84,34 +87,141 @@ class Database(abc.ABC):
     async def close(self) -> None:
         """Release the connections (they are made again if the database is used again)."""
 
+    _migrated: bool
 
-# -- SQLite through sqlite3, on a thread of its own ------------------------------------------------
+    async def migrate_once(self) -> None:
+        """``migrate()`` unless it already ran."""
+        if not self._migrated:
+            await self.migrate()
+
+    @property
+    @abc.abstractmethod
+    def engine(self) -> AsyncEngine:
+        """A SQLAlchemy async engine on this database, for SQL of the caller's own."""
+
+
+def database_for(
+    url: str | URL | None, engine: AsyncEngine | None, **engine_kwargs: Any
+) -> Database:
+    """The database ``DatabaseSessionService(db_url=..., db_engine=..., **kwargs)`` names:
+    SQLite (sqlite3 and aiosqlite URLs alike) is a ``SqliteDatabase``, every other kind an
+    ``EngineDatabase``."""
+    if (url is None) == (engine is None):
+        raise ValueError("DatabaseSessionService needs exactly one of db_url= or db_engine=")
+    parsed = engine.url if engine is not None else async_url(url)  # type: ignore[arg-type]
+    if parsed.get_backend_name() != "sqlite":
+        return EngineDatabase(url, engine, **engine_kwargs)
+    name = parsed.database or ""
+    in_memory = name in ("", ":memory:") or (name.startswith("file:") and "mode=memory" in name)
+    if in_memory and engine is not None:
+        raise ValueError(
+            "an in-memory SQLite engine cannot be shared with the store (each connection has "
+            "a database of its own): pass db_url='sqlite+aiosqlite:///:memory:' instead, or an "
+            "engine on a file"
+        )
+    if name.startswith("file:") and not in_memory:
+        raise UnsupportedStoreUrlError(
+            parsed.render_as_string(hide_password=True),
+            "name the SQLite file by its path (sqlite+aiosqlite:///path/to/file.db), not as a "
+            "file: URI",
+        )
+    return SqliteDatabase(
+        None if in_memory else Path(name),
+        synchronous="FULL",
+        busy_timeout=30.0,
+        engine=engine,
+        engine_kwargs=engine_kwargs,
+    )
+
+
+# -- SQLite through sqlite3 ------------------------------------------------------------------------
 
 
 class SqliteDatabase(Database):
-    """One SQLite file, in WAL mode, reached through one connection on one thread."""
+    """One SQLite file, in WAL mode, reached through two connections of one process.
+
+    The store's thread holds one: every SQLAlchemy transaction, every read (a long read
+    never holds up the event loop) and every write that has to wait for the write lock run
+    there. A short write of the hot path (``direct``: an append, a lease) runs at once on
+    the calling thread on the other connection when the write lock is free, because handing
+    it to a thread costs more than the transaction itself: the caller waits for SQLite's
+    commit (with ``synchronous=FULL``, one flush to disk), never for another writer, since
+    that connection does not wait (busy timeout 0) and the write goes to the thread instead.
+    """
 
     dialect = "sqlite"
 
-    def __init__(self, path: Path, *, synchronous: Synchronous, busy_timeout: float) -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        synchronous: Synchronous,
+        busy_timeout: float,
+        engine: AsyncEngine | None = None,
+        engine_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """``path=None``: a database in memory, private to this object (everything then runs
+        on the thread, on its one connection). ``engine`` (or one made from
+        ``engine_kwargs``) is what ``engine`` returns."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be 'FULL' or 'NORMAL'; got {synchronous!r}")
         self.path = path
         self.synchronous = synchronous
         self.busy_timeout = busy_timeout
-        self._thread = SqliteThread(path, self._connect, _disconnect, name="cairn-sqlite")
+        self._thread = SqliteThread(
+            path or Path(":memory:"), self._connect, self._disconnect, name="cairn-sqlite"
+        )
+        self._given_engine = engine
+        self._engine_kwargs = engine_kwargs or {}
+        self._engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncEngine] = (
+            weakref.WeakKeyDictionary()
+        )
         self._migrated = False
+        self._now: sqlite3.Connection | None = None
+        """The calling thread's connection, opened by the thread once the schema is current."""
+        self._now_turn = threading.Lock()
+        """Held while a calling thread uses ``_now`` (a store may serve several event loops)."""
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """An aiosqlite engine on the same file, for SQL of your own (made on first use, one
+        per event loop); cairn's own work never goes through it."""
+        if self._given_engine is not None:
+            return self._given_engine
+        if self.path is None:
+            raise ValueError(
+                "an in-memory SQLite store has no engine: its database lives in the store's "
+                "own connection. Use a file (sqlite+aiosqlite:///path) to reach it with SQL."
+            )
+        loop = asyncio.get_running_loop()
+        found = self._engines.get(loop)
+        if found is None:
+            kwargs = {"connect_args": {"timeout": self.busy_timeout}, **self._engine_kwargs}
+            found = self._engines[loop] = create_async_engine(
+                f"sqlite+aiosqlite:///{self.path}", **kwargs
+            )
+        return found
 
     def _connect(self) -> Connection:
-        prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
+        if self.path is not None:
+            prepare_sqlite_file(self.path, busy_timeout=self.busy_timeout)
         engine = create_engine(
-            f"sqlite:///{self.path}",
+            f"sqlite:///{self.path or ':memory:'}",
             poolclass=SingletonThreadPool,
             connect_args={"timeout": self.busy_timeout, "check_same_thread": False},
         )
         install_sqlite_settings(engine, self.synchronous, self.busy_timeout, begin_listener=False)
         self._migrated = False
         return engine.connect()
+
+    def _disconnect(self, connection: Connection) -> None:
+        with self._now_turn:
+            now, self._now = self._now, None
+            if now is not None:
+                now.close()
+        engine = connection.engine
+        connection.close()
+        engine.dispose()
 
     def _in_transaction(
         self,
@@ -142,6 +252,12 @@ class SqliteDatabase(Database):
     def _migrate_on(self, connection: Connection) -> MigrationReport:
         report = self._in_transaction(connection, "BEGIN EXCLUSIVE", upgrade_schema, (), True)
         self._migrated = True
+        if self._now is None and self.path is not None:
+            now = sqlite3.connect(
+                self.path, timeout=0, isolation_level=None, check_same_thread=False
+            )
+            now.execute(f"PRAGMA synchronous = {self.synchronous}")
+            self._now = now
         return report
 
     async def migrate(self) -> MigrationReport:
@@ -159,14 +275,65 @@ class SqliteDatabase(Database):
 
         return await self._thread.run(work)
 
+    async def direct(
+        self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
+    ) -> T:
+        """``operation(sqlite3_connection, *args)`` in one committed transaction (rolled back
+        if it raises): a write on the calling thread if the write lock is free, else (and a
+        read always) on the store's thread."""
+        if write and self._now_turn.acquire(blocking=False):
+            try:
+                done, result = self._write_now(operation, args, durable)
+            finally:
+                self._now_turn.release()
+            if done:
+                return cast(T, result)
+
+        def on_driver(connection: Connection, *args: Any) -> T:
+            return operation(connection.connection.driver_connection, *args)
+
+        return await self.transaction(on_driver, *args, write=write, durable=durable)
+
+    def _write_now(
+        self, operation: Callable[..., T], args: tuple[Any, ...], durable: bool
+    ) -> tuple[bool, Any]:
+        """(True, the result) if the write ran here; (False, None) if it has to wait for the
+        write lock (or the connection is not open yet), having changed nothing."""
+        now = self._now
+        if now is None:
+            return False, None
+        relaxed = self.synchronous == "FULL" and not durable
+        try:
+            if relaxed:
+                now.execute("PRAGMA synchronous = NORMAL")
+            try:
+                now.execute("BEGIN IMMEDIATE")
+                result = operation(now, *args)
+                now.execute("COMMIT")
+            except BaseException as exc:
+                if now.in_transaction:
+                    now.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError) and exc.sqlite_errorcode & 0xFF in (
+                    sqlite3.SQLITE_BUSY,
+                    sqlite3.SQLITE_LOCKED,
+                ):
+                    return False, None  # another writer has the file: wait on the thread
+                raise
+            finally:
+                if relaxed:
+                    now.execute("PRAGMA synchronous = FULL")
+        except Exception as exc:
+            damage = damage_of(self.path or ":memory:", exc)
+            if damage is None:
+                raise
+            raise damage from exc
+        return True, result
+
     async def close(self) -> None:
         await self._thread.close()
-
-
-def _disconnect(connection: Connection) -> None:
-    engine = connection.engine
-    connection.close()
-    engine.dispose()
+        found = self._engines.pop(asyncio.get_running_loop(), None)
+        if found is not None:
+            await found.dispose()
 
 
 # -- any database through a SQLAlchemy async engine ------------------------------------------------
@@ -292,11 +459,6 @@ class EngineDatabase(Database):
             raise
         self._migrated = True
         return report
-
-    async def migrate_once(self) -> None:
-        """``migrate()`` unless it already ran."""
-        if not self._migrated:
-            await self.migrate()
 
     async def transaction(
         self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True

@@ -1,11 +1,11 @@
-"""The hot path of the embedded SQLite store, sent straight to the sqlite3 module.
+"""The SQLite backend's hot operations, on the sqlite3 connection itself.
 
-An invocation loads its session, takes and releases a lease, and appends each
-event. On SQLite, SQLAlchemy's per-statement work costs several times what
-SQLite itself spends on these statements, so the SQLite backend (``backends``) runs
-these versions of ``operations``' on the sqlite3 connection of ``SqliteDatabase``. They
-run inside the transaction the database began, exactly like the Core versions, and store
-the same rows.
+An invocation loads its session, takes and releases a lease, and appends each event. On
+SQLite, SQLAlchemy's per-statement work costs several times what SQLite spends on these
+statements, so these run on a ``sqlite3.Connection`` inside a transaction
+``SqliteDatabase.direct`` began (and commits or rolls back). They store the same rows as
+``operations`` and take the write lock the way every SQLite write does: ``BEGIN IMMEDIATE``
+holds the whole file, so the lock order of ``operations.append_event`` holds trivially.
 """
 
 from __future__ import annotations
@@ -15,24 +15,21 @@ import sqlite3
 import time
 from typing import Any
 
-from sqlalchemy import Connection
-from sqlalchemy.exc import IntegrityError
-
 from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
-from cairn.sessions.sql.operations import SessionKey
+from cairn.sessions.sql.operations import (
+    EventAlreadyStored,
+    SessionKey,
+    append_rows,
+    lease_lost,
+    refusal,
+)
 from cairn.sessions.sql.schema import encode_json_value
 
 _KEY = "app_name = ? AND user_id = ? AND session_id = ?"
-
-
-def _driver(connection: Connection) -> sqlite3.Connection:
-    driver = connection.connection.driver_connection
-    assert isinstance(driver, sqlite3.Connection)
-    return driver
 
 
 # -- loading -------------------------------------------------------------------------------------
@@ -50,35 +47,32 @@ WHERE app_name = ? AND scope = 's' AND user_id = ? AND session_id = ?
 
 
 def load_session(
-    connection: Connection, key: SessionKey, config: GetSessionConfig | None
+    connection: sqlite3.Connection, key: SessionKey, config: GetSessionConfig | None
 ) -> Session | None:
     """The session, its merged state and the events ``config`` asks for (None if absent)."""
-    cursor = _driver(connection).cursor()
-    try:
-        head = cursor.execute(_HEAD, key).fetchone()
-        if head is None:
-            return None
-        app_name, user_id, session_id = key
-        scopes: dict[str, dict[str, Any]] = {"a": {}, "u": {}, "s": {}}
-        for scope, name, value in cursor.execute(
-            _STATE, (app_name, app_name, user_id, app_name, user_id, session_id)
-        ):
-            scopes[scope][name] = json.loads(value)
-        raw = _events(cursor, key, config)
-    finally:
-        cursor.close()
+    head = connection.execute(_HEAD, key).fetchone()
+    if head is None:
+        return None
+    app_name, user_id, session_id = key
+    scopes: dict[str, dict[str, Any]] = {"a": {}, "u": {}, "s": {}}
+    for scope, name, value in connection.execute(
+        _STATE, (app_name, app_name, user_id, app_name, user_id, session_id)
+    ):
+        scopes[scope][name] = json.loads(value)
     return Session(
         id=session_id,
         app_name=app_name,
         user_id=user_id,
         state=merge_scopes(scopes["a"], scopes["u"], scopes["s"]),
-        events=[Event.model_validate_json(text) for text in raw],
+        events=[Event.model_validate_json(text) for text in _events(connection, key, config)],
         last_update_time=head[1],
         revision=head[0],
     )
 
 
-def _events(cursor: sqlite3.Cursor, key: SessionKey, config: GetSessionConfig | None) -> list[str]:
+def _events(
+    connection: sqlite3.Connection, key: SessionKey, config: GetSessionConfig | None
+) -> list[str]:
     if config is not None and config.num_recent_events == 0:
         return []
     sql = f"SELECT event FROM cairn_events WHERE {_KEY}"
@@ -90,9 +84,9 @@ def _events(cursor: sqlite3.Cursor, key: SessionKey, config: GetSessionConfig | 
         sql += " AND timestamp >= ?"
         args.append(config.after_timestamp)
     if config is None or config.num_recent_events is None:
-        return [row[0] for row in cursor.execute(sql + " ORDER BY seq", args)]
+        return [row[0] for row in connection.execute(sql + " ORDER BY seq", args)]
     args.append(config.num_recent_events)
-    newest_first = [row[0] for row in cursor.execute(sql + " ORDER BY seq DESC LIMIT ?", args)]
+    newest_first = [row[0] for row in connection.execute(sql + " ORDER BY seq DESC LIMIT ?", args)]
     newest_first.reverse()
     return newest_first
 
@@ -119,39 +113,55 @@ INSERT INTO cairn_events
     (app_name, user_id, session_id, seq, event_id, invocation_id, timestamp, event)
 VALUES (:app_name, :user_id, :session_id, :seq, :event_id, :invocation_id, :timestamp, :event)
 """
+_REVISION = f"SELECT revision FROM cairn_sessions WHERE {_KEY}"
+_STORED_EVENT = f"SELECT event FROM cairn_events WHERE {_KEY} AND event_id = ?"
 
 
-def write_append(
-    connection: Connection,
-    params: dict[str, Any],
-    event_row: dict[str, Any],
+def append_event(
+    connection: sqlite3.Connection,
+    key: SessionKey,
+    held_revision: int,
+    event: Event,
+    raw: str,
     rows: list[dict[str, Any]],
     removals: list[dict[str, Any]],
-) -> bool:
-    """The revision check, the state rows and the event row (in ``operations.append_event``'s
-    order); False if the revision is stale. A taken event id raises SQLAlchemy's
-    ``IntegrityError``, as the Core version would.
+    lease: SessionLease | None,
+) -> None:
+    """Store the event, its state rows and its state deletions if ``held_revision`` is
+    current (and ``lease`` is still the session's lease).
+
+    Otherwise raises, so the caller rolls the transaction back: ``LeaseLostError``, what
+    ``operations.refusal`` says (the session is gone, the id belongs to another event, the
+    revision is stale), or ``EventAlreadyStored`` for a retry of this exact event.
     """
-    cursor = _driver(connection).cursor()
-    try:
-        cursor.execute(_BUMP_REVISION, params)
-        if cursor.rowcount != 1:
-            return False
+    if lease is not None:
+        current = connection.execute(_LEASE, key).fetchone()
+        if current is None or (current[0], current[1]) != (lease.holder, lease.generation):
+            raise lease_lost(key, lease, None if current is None else str(current[0]))
+    params, event_row = append_rows(key, held_revision, event, raw)
+    if connection.execute(_BUMP_REVISION, params).rowcount == 1:
         if rows:
-            cursor.executemany(
+            connection.executemany(
                 _UPSERT_STATE, [{**row, "value": encode_json_value(row["value"])} for row in rows]
             )
         if removals:
-            cursor.executemany(_DELETE_STATE, removals)
-        cursor.execute(_INSERT_EVENT, event_row)
-        return True
-    except sqlite3.IntegrityError as exc:
-        raise IntegrityError(_INSERT_EVENT, event_row, exc) from exc
-    finally:
-        cursor.close()
+            connection.executemany(_DELETE_STATE, removals)
+        try:
+            connection.execute(_INSERT_EVENT, event_row)
+            return
+        except sqlite3.IntegrityError:
+            pass  # the revision matched but the event id is taken: explained below
+    (current_revision,) = connection.execute(_REVISION, key).fetchone() or (None,)
+    (existing,) = connection.execute(_STORED_EVENT, (*key, event.id)).fetchone() or (None,)
+    raise refusal(key, held_revision, event.id, raw, current_revision, existing) or (
+        EventAlreadyStored(event.id)
+    )
 
 
 # -- leases --------------------------------------------------------------------------------------
+# The one lease algorithm (PostgreSQL's and MySQL's statements are the same upsert): a free,
+# released, expired or `replacing` holder's lease is overwritten with the next generation; a
+# live lease of someone else is left alone. A renewal extends only the caller's own acquisition.
 _TAKE_LEASE = """
 INSERT INTO cairn_leases (app_name, user_id, session_id, holder, expires_at, generation)
 VALUES (?, ?, ?, ?, ?, 1)
@@ -163,16 +173,14 @@ _RENEW_LEASE = (
     f"UPDATE cairn_leases SET expires_at = ? WHERE {_KEY} AND holder = ? AND generation = ?"
 )
 _LEASE = f"SELECT holder, generation FROM cairn_leases WHERE {_KEY}"
-
-
-def current_lease(connection: Connection, key: SessionKey) -> tuple[str, int] | None:
-    """The session's lease row as (holder, generation); None if it has none."""
-    row = _driver(connection).execute(_LEASE, key).fetchone()
-    return None if row is None else (str(row[0]), int(row[1]))
+_RELEASE_LEASE = (
+    f"UPDATE cairn_leases SET holder = '', expires_at = 0 WHERE {_KEY} AND holder = ?"
+    " AND (? IS NULL OR generation = ?)"
+)
 
 
 def acquire_lease(
-    connection: Connection,
+    connection: sqlite3.Connection,
     key: SessionKey,
     holder: str,
     ttl: float,
@@ -183,26 +191,17 @@ def acquire_lease(
     holder's at ``generation``; else return who holds it. (SQLite's clock is the host's:
     the processes sharing a file share the host.)"""
     now = time.time()
-    cursor = _driver(connection).cursor()
-    try:
-        if generation is None:
-            cursor.execute(_TAKE_LEASE, (*key, holder, now + ttl, now, replacing))
-        else:
-            cursor.execute(_RENEW_LEASE, (now + ttl, *key, holder, generation))
-        got = cursor.rowcount == 1
-        row = cursor.execute(_LEASE, key).fetchone()
-    finally:
-        cursor.close()
-    if got:
+    if generation is None:
+        got = connection.execute(_TAKE_LEASE, (*key, holder, now + ttl, now, replacing)).rowcount
+    else:
+        got = connection.execute(_RENEW_LEASE, (now + ttl, *key, holder, generation)).rowcount
+    row = connection.execute(_LEASE, key).fetchone()
+    if got == 1:
         return SessionLease(*key, holder, int(row[1]))
     return "" if row is None else str(row[0])
 
 
 def release_lease(
-    connection: Connection, key: SessionKey, holder: str, generation: int | None = None
+    connection: sqlite3.Connection, key: SessionKey, holder: str, generation: int | None = None
 ) -> None:
-    _driver(connection).execute(
-        f"UPDATE cairn_leases SET holder = '', expires_at = 0 WHERE {_KEY} AND holder = ?"
-        " AND (? IS NULL OR generation = ?)",
-        (*key, holder, generation, generation),
-    )
+    connection.execute(_RELEASE_LEASE, (*key, holder, generation, generation))

@@ -1,8 +1,9 @@
 """One connection to a SQLite file, made and used on a thread of its own.
 
 A SQLite call blocks on the disk (and on other processes' writes, up to the busy timeout),
-so cairn's SQLite stores never make one on the event loop: each store has one thread that
-holds its one connection. A failure that shows the file is damaged (not a database, a
+so cairn's SQLite stores make their reads and their waiting writes on a thread that holds
+the store's connection (the session store's short writes on a free file are the exception:
+``database.SqliteDatabase``). A failure that shows the file is damaged (not a database, a
 damaged page) comes back as ``StoreDamagedError`` naming the file.
 """
 
