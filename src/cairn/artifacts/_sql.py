@@ -10,9 +10,11 @@ import json
 from typing import Any
 
 from sqlalchemy import Connection, and_, delete, func, insert, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnElement
 
 from cairn.artifacts.base_artifact_service import ArtifactVersion
+from cairn.sessions.sql.database import WriteConflict
 from cairn.sessions.sql.schema import artifacts
 
 Owner = tuple[str, str, str]
@@ -39,7 +41,7 @@ def save(
     now: float,
 ) -> int:
     """Insert the next version. Two concurrent writers may pick the same number: the loser's
-    insert raises ``IntegrityError`` on the primary key and its caller runs this again."""
+    insert fails on the primary key, which is a ``WriteConflict`` (the database runs it again)."""
     latest = select(func.max(artifacts.c.version)).where(_is(owner, filename))
     found = connection.execute(latest).scalar_one_or_none()
     version = 0 if found is None else int(found) + 1
@@ -48,7 +50,7 @@ def save(
     if connection.dialect.name in ("mysql", "mariadb"):
         # Sent as hexadecimal text: aiomysql cannot bind bytes; UNHEX stores them exactly.
         value = func.unhex(data.hex())
-    connection.execute(
+    row = (
         insert(artifacts).values(
             app_name=owner[0],
             user_id=owner[1],
@@ -62,6 +64,10 @@ def save(
             create_time=now,
         )
     )
+    try:
+        connection.execute(row)
+    except IntegrityError:
+        raise WriteConflict(f"version {version} of {filename!r} was just taken") from None
     return version
 
 

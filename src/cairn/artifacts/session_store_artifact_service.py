@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import random
 import time
 from typing import Any
 
 from google.genai import types
-from sqlalchemy.exc import IntegrityError
 
 from cairn.artifacts import _sql
 from cairn.artifacts.base_artifact_service import (
@@ -25,7 +22,6 @@ from cairn.sessions.ids import check_ids
 from cairn.sessions.sql.schema import ARTIFACT_NAME_LENGTH
 from cairn.sessions.sql.store import SqlSessionStore
 
-_SAVE_ATTEMPTS = 50
 _USER_SCOPE = ""
 
 
@@ -77,22 +73,16 @@ class SessionStoreArtifactService(BaseArtifactService):
     ) -> int:
         owner = self._owner(app_name, user_id, session_id, filename)
         stored = encode_part(filename, artifact)
-        for attempt in range(_SAVE_ATTEMPTS):
-            try:
-                return await self.session_service.database.transaction(
-                    _sql.save,
-                    owner,
-                    filename,
-                    stored,
-                    dict(custom_metadata or {}),
-                    time.time(),
-                    write=True,
-                )
-            except IntegrityError:  # another writer took this version number first
-                if attempt + 1 == _SAVE_ATTEMPTS:
-                    raise
-                await asyncio.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
-        raise AssertionError("unreachable")
+        version: int = await self.session_service.database.transaction(
+            _sql.save,
+            owner,
+            filename,
+            stored,
+            dict(custom_metadata or {}),
+            time.time(),
+            write=True,
+        )
+        return version
 
     async def load_artifact(
         self,

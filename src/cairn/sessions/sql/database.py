@@ -25,6 +25,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import random
 import sqlite3
 import threading
 import weakref
@@ -59,8 +60,15 @@ from cairn.sessions.uninterrupted import uninterrupted
 
 T = TypeVar("T")
 
-RETRIES = 5
-"""Attempts of a transaction that met a deadlock or serialization failure."""
+RETRIES = 8
+"""Attempts of a transaction that met a deadlock, a serialization failure or a
+``WriteConflict``."""
+
+
+class WriteConflict(Exception):
+    """Raised by an operation when a concurrent writer took what it was about to write (a
+    unique key such as an artifact's next version number): run again, it will succeed.
+    The database rolls it back and retries it under its one retry policy."""
 
 
 class Database(abc.ABC):
@@ -518,8 +526,9 @@ class EngineDatabase(Database):
                 damage = self._damage(exc)
                 if damage is not None:
                     raise damage from exc
-                if conflict(exc) and number + 1 < RETRIES:
-                    await asyncio.sleep(0.01 * 2**number)
+                if (conflict(exc) or isinstance(exc, WriteConflict)) and number + 1 < RETRIES:
+                    # Jittered, so writers that collided once do not collide again.
+                    await asyncio.sleep(random.uniform(0, 0.005 * 2**number))
                     continue
                 if isinstance(exc, BrokenConnection) or is_unavailable(exc):
                     if not write and number == 0:
