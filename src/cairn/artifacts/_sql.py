@@ -50,19 +50,17 @@ def save(
     if connection.dialect.name in ("mysql", "mariadb"):
         # Sent as hexadecimal text: aiomysql cannot bind bytes; UNHEX stores them exactly.
         value = func.unhex(data.hex())
-    row = (
-        insert(artifacts).values(
-            app_name=owner[0],
-            user_id=owner[1],
-            session_id=owner[2],
-            filename=filename,
-            version=version,
-            kind=kind,
-            mime_type=mime_type,
-            data=value,
-            custom_metadata=json.dumps(custom_metadata),
-            create_time=now,
-        )
+    row = insert(artifacts).values(
+        app_name=owner[0],
+        user_id=owner[1],
+        session_id=owner[2],
+        filename=filename,
+        version=version,
+        kind=kind,
+        mime_type=mime_type,
+        data=value,
+        custom_metadata=json.dumps(custom_metadata),
+        create_time=now,
     )
     try:
         connection.execute(row)
