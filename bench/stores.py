@@ -671,7 +671,8 @@ def child_first_load(name: str, where: str, session_id: str) -> tuple[int, dict[
         if code != 0 or not line:
             errors.seek(0)
             told = errors.read().decode(errors="replace").strip().splitlines()
-            raise RuntimeError(f"{FIRST_LOAD.name} exited with {code}: {told[-1:] or '?'}")
+            last = told[-1] if told else "no message"
+            raise RuntimeError(f"{FIRST_LOAD.name} {session_id} exited with {code}: {last}")
     return elapsed_ns, json.loads(line)
 
 
