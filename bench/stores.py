@@ -4,7 +4,9 @@ Run it with ``python bench/stores.py`` (``--quick`` for a smoke run with smaller
 sizes, ``--stores memory,sqlite`` to pick stores). For each store it prints one
 column of a table: append throughput, the per-append cost at ~100 vs ~10,000
 stored events, a full read, a recent-10 read, the first page of 10,000 sessions
-and session creates/s. Each store runs on a database it creates and drops
+and session creates/s; and a fresh process's first session load (a new Python process that
+imports cairn, builds the store and calls ``get_session`` once, ``bench/first_load.py``),
+next to ``python -c pass``. Each store runs on a database it creates and drops
 itself (PostgreSQL/MariaDB: ``CREATE DATABASE`` with a unique name; SQLite: a
 temporary directory). Alongside each SQL store's appends, in alternating
 blocks, it measures that store's raw driver (stdlib sqlite3, asyncpg, asyncmy)
@@ -18,11 +20,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import logging
 import os
 import platform
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -96,6 +100,12 @@ class Sizes:
     full_read_calls: int
     recent_read_calls: int
     page_calls: int
+    first_loads: int  # new processes per first-load row (and as many `python -c pass`)
+
+    @property
+    def large_held(self) -> int:
+        """Events in the large session once the cost batches have grown it."""
+        return self.large + self.cost_repeats * self.batch
 
 
 FULL = Sizes(
@@ -109,6 +119,7 @@ FULL = Sizes(
     full_read_calls=7,
     recent_read_calls=200,
     page_calls=30,
+    first_loads=5,
 )
 QUICK = Sizes(
     append_n=300,
@@ -121,6 +132,7 @@ QUICK = Sizes(
     full_read_calls=3,
     recent_read_calls=30,
     page_calls=10,
+    first_loads=3,
 )
 
 
@@ -142,6 +154,13 @@ class StoreResult:
     page_analyzed_ns: float | None = None
     create_rate: float | None = None
     large_fill_rate: float | None = None
+    first_load_small_ns: float | None = None
+    first_get_small_ns: float | None = None
+    first_load_large_ns: float | None = None
+    first_get_large_ns: float | None = None
+    child_imports_ns: float | None = None
+    python_pass_ns: float | None = None
+    file_bytes: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -244,6 +263,8 @@ class OpenStore:
     where: str
     analyze: Callable[[], Awaitable[None]] | None
     """Refresh the database's planner statistics (``ANALYZE``), from a separate connection."""
+    child_where: str | None = None
+    """What ``bench/first_load.py`` builds its store on (a file or a URL); None: no first load."""
 
 
 @asynccontextmanager
@@ -270,7 +291,7 @@ async def open_store(name: str) -> AsyncIterator[OpenStore]:
                 path, synchronous="NORMAL" if name == "sqlite-normal" else "FULL"
             )
             try:
-                yield OpenStore(sqlite, str(path), analyze_sqlite)
+                yield OpenStore(sqlite, str(path), analyze_sqlite, str(path))
             finally:
                 await sqlite.close()
     else:
@@ -296,7 +317,10 @@ async def open_store(name: str) -> AsyncIterator[OpenStore]:
             database = DatabaseSessionService(url)
             try:
                 yield OpenStore(
-                    database, make_url(url).render_as_string(hide_password=True), analyze_server
+                    database,
+                    make_url(url).render_as_string(hide_password=True),
+                    analyze_server,
+                    url,
                 )
             finally:
                 await database.close()
@@ -604,6 +628,14 @@ async def measure_store(
         await store.analyze()
         result.page_analyzed_ns = await timed_calls(first_page, sizes.page_calls)
 
+    # A fresh process's first load, of a small session and of the large one (now holding
+    # `large_held` events), with the store as full as the run leaves it.
+    if store.child_where is not None:
+        assert large.revision == sizes.large_held
+        small = await service.create_session(app_name=APP, user_id=USER, session_id="first-load")
+        await append_all(service, small, make_events(sizes.small))
+        first_loads(store, result, sizes)
+
 
 async def timed_batch(service: BaseSessionService, session: Session, batch: int) -> float:
     """Mean ns per append of ``batch`` appends into ``session``, GC disabled."""
@@ -617,6 +649,72 @@ async def timed_batch(service: BaseSessionService, session: Session, batch: int)
     finally:
         gc.enable()
     return elapsed_ns / batch
+
+
+# -- a fresh process's first load ----------------------------------------------------------
+FIRST_LOAD = Path(__file__).resolve().with_name("first_load.py")
+
+
+def child_first_load(name: str, where: str, session_id: str) -> tuple[int, dict[str, Any]]:
+    """Start ``bench/first_load.py``: ns from before the process is started to its line
+    saying that the session is loaded, and that line (its own timings)."""
+    argv = [sys.executable, str(FIRST_LOAD), name, where, APP, USER, session_id]
+    with tempfile.TemporaryFile() as errors:
+        t0 = time.perf_counter_ns()
+        child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errors, text=True)
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        elapsed_ns = time.perf_counter_ns() - t0
+        child.stdout.read()
+        child.stdout.close()
+        code = child.wait()
+        if code != 0 or not line:
+            errors.seek(0)
+            told = errors.read().decode(errors="replace").strip().splitlines()
+            last = told[-1] if told else "no message"
+            raise RuntimeError(f"{FIRST_LOAD.name} {session_id} exited with {code}: {last}")
+    return elapsed_ns, json.loads(line)
+
+
+def python_pass_ns() -> int:
+    """ns from before ``python -c pass`` is started to its exit."""
+    t0 = time.perf_counter_ns()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter_ns() - t0
+
+
+def first_loads(store: OpenStore, result: StoreResult, sizes: Sizes) -> None:
+    """Medians of ``sizes.first_loads`` new processes loading the small and the large
+    session, and of as many ``python -c pass``, in rounds (the order alternates).
+
+    Blocking: the event loop (and so the store in this process) waits, idle.
+    """
+    assert store.child_where is not None
+    name = result.name
+    expected = {"first-load": sizes.small, "large": sizes.large_held}
+    samples: dict[str, list[int]] = {key: [] for key in ("pass", "first-load", "large")}
+    gets: dict[str, list[int]] = {"first-load": [], "large": []}
+    imports: list[int] = []
+    if name in ("sqlite", "sqlite-normal"):
+        result.file_bytes = Path(store.child_where).stat().st_size
+    order = ["pass", "first-load", "large"]
+    for r in range(sizes.first_loads):
+        for what in order if r % 2 == 0 else order[::-1]:
+            if what == "pass":
+                samples[what].append(python_pass_ns())
+                continue
+            elapsed_ns, told = child_first_load(name, store.child_where, what)
+            if told["events"] != expected[what]:
+                raise AssertionError(f"{what}: loaded {told['events']} of {expected[what]} events")
+            samples[what].append(elapsed_ns)
+            gets[what].append(told["get_ns"])
+            imports.append(told["imports_ns"])
+    result.python_pass_ns = median_ns(samples["pass"])
+    result.first_load_small_ns = median_ns(samples["first-load"])
+    result.first_load_large_ns = median_ns(samples["large"])
+    result.first_get_small_ns = median_ns(gets["first-load"])
+    result.first_get_large_ns = median_ns(gets["large"])
+    result.child_imports_ns = median_ns(imports)
 
 
 # -- server facts ----------------------------------------------------------------------------
@@ -701,6 +799,7 @@ def row_labels(sizes: Sizes) -> list[tuple[str, Callable[[StoreResult], str]]]:
     """(label, cell) of every table row; sizes that --quick shrinks are in the labels."""
     q = " [quick size]" if sizes.large != FULL.large else ""
     n, small, large = f"{sizes.append_n:,}", f"{sizes.small:,}", f"{sizes.large:,}"
+    held = f"{sizes.large_held:,}"
     return [
         (f"append/s ({n} appends, one session)", lambda r: fmt_rate(r.append_rate)),
         ("raw driver tx/s (alternating blocks)", lambda r: fmt_rate(r.raw_rate)),
@@ -714,6 +813,15 @@ def row_labels(sizes: Sizes) -> list[tuple[str, Callable[[StoreResult], str]]]:
         ("first page ms, after ANALYZE", lambda r: fmt_ms(r.page_analyzed_ns)),
         (f"creates/s ({sizes.sessions:,}, 2 state keys each)", lambda r: fmt_rate(r.create_rate)),
         (f"context: appends/s filling to {large}", lambda r: fmt_rate(r.large_fill_rate)),
+        (f"first load ms, new process @{small} events", lambda r: fmt_ms(r.first_load_small_ns)),
+        (f"  its first get_session ms @{small}", lambda r: fmt_ms(r.first_get_small_ns)),
+        (
+            f"first load ms, new process @{held} events{q}",
+            lambda r: fmt_ms(r.first_load_large_ns),
+        ),
+        (f"  its first get_session ms @{held}{q}", lambda r: fmt_ms(r.first_get_large_ns)),
+        ("  its imports ms (import cairn, cairn.sessions)", lambda r: fmt_ms(r.child_imports_ns)),
+        ("context: python -c pass ms (same run)", lambda r: fmt_ms(r.python_pass_ns)),
     ]
 
 
@@ -733,7 +841,8 @@ def print_table(results: list[StoreResult], sizes: Sizes) -> None:
         elif r.failed:
             say(f"  {r.name}: FAILED: {r.failed}")
         else:
-            say(f"  {r.name}: {STORE_TITLES[r.name]}; {r.where}")
+            size = "" if r.file_bytes is None else f" ({r.file_bytes / 1e6:,.1f} MB at first load)"
+            say(f"  {r.name}: {STORE_TITLES[r.name]}; {r.where}{size}")
     say()
 
 

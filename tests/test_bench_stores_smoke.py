@@ -28,10 +28,21 @@ ROW_LABELS = [
     "creates/s (1,000, 2 state keys each)",
     "context: appends/s filling to 1,000",
 ]
+# A fresh process's first load: measured on the SQL stores only.
+FIRST_LOAD_ROWS = [
+    "first load ms, new process @100 events",
+    "  its first get_session ms @100",
+    "first load ms, new process @1,300 events [quick size]",
+    "  its first get_session ms @1,300 [quick size]",
+    "  its imports ms (import cairn, cairn.sessions)",
+    "context: python -c pass ms (same run)",
+]
+ROW_LABELS += FIRST_LOAD_ROWS
 OTHER_LINES = [
     "Python 3.",
     "Machine:",
     "raw sqlite3 WAL synchronous=FULL",
+    "MB at first load)",
     "Targets (informational",
     "sqlite append/s vs raw sqlite3 WAL synchronous=FULL:",
     "reference (quoted from the issue, NOT measured here): google-adk 2.13.0",
@@ -56,5 +67,8 @@ def test_stores_bench_quick_prints_every_row() -> None:
     for label in ROW_LABELS:
         cells = next(ln for ln in lines if ln.startswith(label)).split(label, 1)[1].split()
         assert len(cells) == 2, f"row {label!r} should have one cell per store: {cells}"
-        # The SQLite column always holds a figure; the in-memory one has no raw driver.
+        # The SQLite column always holds a figure; the in-memory one has no raw driver
+        # and no first load (its rows show "-").
         assert any(ch.isdigit() for ch in cells[1]), f"no figure in row {label!r}: {cells}"
+        if label in FIRST_LOAD_ROWS:
+            assert cells[0] == "-", f"the in-memory store has no first load: {cells}"
