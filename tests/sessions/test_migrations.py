@@ -22,6 +22,7 @@ from tests.support.databases import mariadb_database, postgres_database
 
 from cairn import DatabaseSessionService, Event, SqliteSessionService, StoreDamagedError
 from cairn.sessions.sql.migrate import (
+    HEAD_REVISION,
     SchemaError,
     _alembic_config,
     _known_revisions,
@@ -234,3 +235,8 @@ async def test_state_of_a_revision_0003_database_survives_0005_exactly(database_
 def exactly(state: dict[str, Any]) -> str:
     """``state`` with its types showing (``1 == 1.0`` and ``0.0 == -0.0`` in Python)."""
     return repr(sorted(state.items()))
+
+
+def test_the_head_revision_constant_is_the_newest_migration() -> None:
+    # A database at HEAD_REVISION is taken as current without loading alembic.
+    assert HEAD_REVISION == head_revision()

@@ -51,7 +51,7 @@ from cairn.sessions.sql.engines import (
     ping_idle_connections,
     refuse_connections_in_transaction,
 )
-from cairn.sessions.sql.migrate import MigrationReport, upgrade_schema
+from cairn.sessions.sql.migrate import MigrationReport, current_schema, upgrade_schema
 from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
 from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
 from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
@@ -258,7 +258,9 @@ class SqliteDatabase(Database):
                 driver.execute("PRAGMA synchronous = FULL")
 
     def _migrate_on(self, connection: Connection) -> MigrationReport:
-        report = self._in_transaction(connection, "BEGIN EXCLUSIVE", upgrade_schema, (), True)
+        report = self._in_transaction(
+            connection, "BEGIN", current_schema, (), True
+        ) or self._in_transaction(connection, "BEGIN EXCLUSIVE", upgrade_schema, (), True)
         self._migrated = True
         if self._now is None and self.path is not None:
             now = sqlite3.connect(
@@ -453,8 +455,13 @@ class EngineDatabase(Database):
                 await asyncio.to_thread(prepare_sqlite_file, self.sqlite_file)
 
         async def upgrade() -> MigrationReport:
-            async with _turn(engines.one_at_a_time), engine.begin() as connection:
-                return await connection.run_sync(upgrade_schema)
+            async with _turn(engines.one_at_a_time):
+                async with engines.reader.begin() as connection:
+                    current = await connection.run_sync(current_schema)
+                if current is not None:
+                    return current
+                async with engine.begin() as connection:
+                    return await connection.run_sync(upgrade_schema)
 
         try:
             report = await uninterrupted(upgrade())

@@ -18,6 +18,9 @@ from cairn.errors import CairnError
 from cairn.sessions.sql.schema import TABLES, VERSION_TABLE
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+HEAD_REVISION = "0005"
+"""The newest revision in ``migrations`` (a test keeps the two equal): a database already
+there is recognised without loading alembic."""
 _LOCK_NAME = "cairn_migrations"
 _LOCK_KEY = 0x6361_6972  # "cair": the PostgreSQL advisory-lock key
 
@@ -95,10 +98,28 @@ def _unlock(connection: Connection) -> None:
         connection.execute(text("SELECT RELEASE_LOCK(:name)"), {"name": _LOCK_NAME})
 
 
-def verify_tables(connection: Connection) -> None:
+_COLUMNS = {
+    "sqlite": "SELECT t.name, c.name FROM sqlite_master AS t, pragma_table_info(t.name) AS c "
+    "WHERE t.type = 'table' AND t.name LIKE 'cairn%'",
+    "postgresql": "SELECT table_name, column_name FROM information_schema.columns "
+    "WHERE table_schema = current_schema() AND table_name LIKE 'cairn%'",
+    "mysql": "SELECT table_name, column_name FROM information_schema.columns "
+    "WHERE table_schema = DATABASE() AND table_name LIKE 'cairn%'",
+}
+_COLUMNS["mariadb"] = _COLUMNS["mysql"]
+
+
+def _cairn_columns(connection: Connection) -> dict[str, set[str]]:
+    """The columns of each table whose name starts with ``cairn``, in one query."""
+    found: dict[str, set[str]] = {}
+    for table, column in connection.execute(text(_COLUMNS[connection.dialect.name])):
+        found.setdefault(str(table), set()).add(str(column))
+    return found
+
+
+def verify_tables(connection: Connection, columns: dict[str, set[str]] | None = None) -> None:
     """Refuse a database whose cairn tables lack columns this code needs."""
-    inspector = inspect(connection)
-    present = set(inspector.get_table_names())
+    present = _cairn_columns(connection) if columns is None else columns
     for name, table in TABLES.items():
         if name not in present:
             raise SchemaError(
@@ -106,14 +127,26 @@ def verify_tables(connection: Connection) -> None:
                 f"table {name} is missing; the database was changed by hand. Restore it "
                 "from a backup."
             )
-        columns = {column["name"] for column in inspector.get_columns(name)}
-        missing = sorted(c.name for c in table.columns if c.name not in columns)
+        missing = sorted(c.name for c in table.columns if c.name not in present[name])
         if missing:
             raise SchemaError(
                 f"the table {name} lacks the column(s) {', '.join(missing)} (found: "
-                f"{', '.join(sorted(columns))}); it was not created by this version of cairn "
-                "or was changed by hand."
+                f"{', '.join(sorted(present[name]))}); it was not created by this version of "
+                "cairn or was changed by hand."
             )
+
+
+def current_schema(connection: Connection) -> MigrationReport | None:
+    """The report of a database already at ``HEAD_REVISION`` with every column this code
+    needs (two queries, no lock), or None: it needs ``upgrade_schema``."""
+    columns = _cairn_columns(connection)
+    if VERSION_TABLE not in columns:
+        return None
+    versions = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).all()
+    if [tuple(row) for row in versions] != [(HEAD_REVISION,)]:
+        return None
+    verify_tables(connection, columns)
+    return MigrationReport(from_revision=HEAD_REVISION, to_revision=HEAD_REVISION, applied=[])
 
 
 def upgrade_schema(connection: Connection) -> MigrationReport:
