@@ -8,6 +8,7 @@ its caller, who commits it (or rolls it back if the function raised).
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -250,8 +251,18 @@ def _state_of(connection: Connection, key: SessionKey) -> dict[str, Any]:
     return _merged_states(connection, key[0], [owner])[owner]
 
 
-def _decode(raw: Iterable[str]) -> list[Event]:
-    return [Event.model_validate_json(text) for text in raw]
+def decode_events(raw: Iterable[str]) -> list[Event]:
+    """The stored events' JSON, parsed. The cyclic garbage collector is paused meanwhile:
+    parsing allocates many objects and frees none, and in a long session it would otherwise
+    run full collections over the whole heap (about 40% of the parse at 10,000 events)."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return [Event.model_validate_json(text) for text in raw]
+    finally:
+        if paused:
+            gc.enable()
 
 
 def database_now(connection: Connection) -> float:
@@ -350,7 +361,7 @@ def load_session(
         app_name=key[0],
         user_id=key[1],
         state=_state_of(connection, key),
-        events=_decode(raw),
+        events=decode_events(raw),
         last_update_time=row.update_time,
         revision=row.revision,
     )
@@ -490,7 +501,7 @@ def list_events(
     if not rows:
         return [], None, False
     edge = rows[-1].seq if forward else rows[0].seq
-    return _decode(row.event for row in rows), edge, more
+    return decode_events(row.event for row in rows), edge, more
 
 
 # -- appending --------------------------------------------------------------------------------

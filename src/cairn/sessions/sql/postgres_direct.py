@@ -29,7 +29,7 @@ from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.engines import IDLE_PING_AFTER, is_unavailable
-from cairn.sessions.sql.operations import SessionKey, lease_lost, refusal
+from cairn.sessions.sql.operations import SessionKey, decode_events, lease_lost, refusal
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE, encode_json_value
 
 KEEP_IDLE = 4
@@ -209,7 +209,7 @@ async def load_session(
         app_name=key[0],
         user_id=key[1],
         state=merge_scopes(scopes[APP_SCOPE], scopes[USER_SCOPE], scopes["s"]),
-        events=[Event.model_validate_json(body) for _seq, body in stored],
+        events=decode_events(body for _seq, body in stored),
         last_update_time=head[2],
         revision=head[1],
     )

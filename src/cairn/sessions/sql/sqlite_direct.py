@@ -24,6 +24,7 @@ from cairn.sessions.sql.operations import (
     EventAlreadyStored,
     SessionKey,
     append_rows,
+    decode_events,
     lease_lost,
     refusal,
 )
@@ -64,7 +65,7 @@ def load_session(
         app_name=app_name,
         user_id=user_id,
         state=merge_scopes(scopes["a"], scopes["u"], scopes["s"]),
-        events=[Event.model_validate_json(text) for text in _events(connection, key, config)],
+        events=decode_events(_events(connection, key, config)),
         last_update_time=head[1],
         revision=head[0],
     )
