@@ -89,6 +89,8 @@ def state_rows(key: SessionKey, scoped: ScopedDelta) -> list[dict[str, Any]]:
 
 def removed_rows(key: SessionKey, scoped: ScopedDelta) -> list[dict[str, Any]]:
     """The primary keys of the state rows the delta deletes, in a fixed order."""
+    if not scoped.removed:
+        return []
     app_name, user_id, session_id = key
     owners = {
         "app": (APP_SCOPE, "", ""),
