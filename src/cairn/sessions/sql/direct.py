@@ -73,20 +73,21 @@ class DirectConnections:
     @contextlib.asynccontextmanager
     async def connection(self, *, durable: bool = True) -> AsyncIterator[Any]:
         """A driver connection; ``durable=False`` gives one whose commits may skip the flush."""
-        kind = durable or self._driver.relax is None
-        held, driver = await self._checkout(kind)
+        # A driver that cannot skip the flush per session keeps one idle list for both.
+        durable = durable or self._driver.relax is None
+        held, driver = await self._checkout(durable)
         try:
             yield driver
         except BaseException as exc:
             if self._driver.refused(exc) and not is_unavailable(exc):
-                await self._checkin(kind, held, driver)  # the server refused the statement
+                await self._checkin(durable, held, driver)  # the server refused the statement
                 raise
             await _discard(held)
             if isinstance(exc, Exception) and is_unavailable(exc):
                 raise BrokenConnection(str(exc) or type(exc).__name__) from exc
             raise
         else:
-            await self._checkin(kind, held, driver)
+            await self._checkin(durable, held, driver)
 
     async def _checkout(self, durable: bool) -> tuple[AsyncConnection, Any]:
         idle = self._idle[durable]
