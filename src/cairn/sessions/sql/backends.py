@@ -1,15 +1,17 @@
 """One backend per kind of database, chosen once when a store is built.
 
 A backend runs the store's operations on its ``Database``. Every operation has a SQLAlchemy
-Core version (``operations``), which ``CoreBackend`` runs as is: MySQL/MariaDB, SQLite
-through aiosqlite, and any other driver. The hot operations (load a session, append an
-event, take and release a lease) have a faster form where the driver allows one, and the
-backend of that database runs it instead:
+Core version (``operations``), which ``CoreBackend`` runs as is: SQLite through aiosqlite,
+and any other driver. The hot operations (load a session, append an event, take and
+release a lease) have a faster form where the driver allows one, and the backend of that
+database runs it instead:
 
 - ``SqliteBackend`` (``SqliteSessionService``): the sqlite3 module itself
   (``sqlite_direct``), inside the same transactions.
 - ``PostgresBackend`` (PostgreSQL through asyncpg): one SQL statement per operation on an
   asyncpg connection (``postgres_direct``), state deletions included.
+- ``MysqlBackend`` (MySQL/MariaDB through asyncmy or aiomysql): one trip per operation on
+  the driver's connection (``mysql_direct``); an append is one multi-statement transaction.
 
 Each form stores the same rows, takes its locks in the one order ``operations.append_event``
 writes down, and raises the same errors; the conformance suite runs every store.
@@ -23,8 +25,8 @@ from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.session import Session
+from cairn.sessions.sql import mysql_direct, postgres_direct, sqlite_direct
 from cairn.sessions.sql import operations as ops
-from cairn.sessions.sql import postgres_direct, sqlite_direct
 from cairn.sessions.sql.database import Database, EngineDatabase, SqliteDatabase
 
 
@@ -161,15 +163,20 @@ class SqliteBackend(CoreBackend):
         )
 
 
-class PostgresBackend(CoreBackend):
-    """PostgreSQL through asyncpg: each hot operation one statement (``postgres_direct``)."""
+class DirectBackend(CoreBackend):
+    """The hot operations sent straight to the driver (``EngineDatabase.statement``), each
+    in one trip: ``_direct`` is the module that writes them for one kind of database."""
 
     database: EngineDatabase
+    _direct: Any
 
     async def load_session(
         self, key: ops.SessionKey, config: GetSessionConfig | None
     ) -> Session | None:
-        return await self.database.statement(postgres_direct.load_session, key, config, write=False)
+        found: Session | None = await self.database.statement(
+            self._direct.load_session, key, config, write=False
+        )
+        return found
 
     async def append_event(
         self,
@@ -183,7 +190,7 @@ class PostgresBackend(CoreBackend):
         lease: SessionLease | None,
     ) -> tuple[int, float] | None:
         stored = await self.database.statement(
-            postgres_direct.append_event,
+            self._direct.append_event,
             key,
             held_revision,
             event,
@@ -205,8 +212,8 @@ class PostgresBackend(CoreBackend):
         generation: int | None,
         replacing: str | None,
     ) -> SessionLease | str:
-        return await self.database.statement(
-            postgres_direct.acquire_lease,
+        got: SessionLease | str = await self.database.statement(
+            self._direct.acquire_lease,
             key,
             holder,
             ttl,
@@ -215,11 +222,25 @@ class PostgresBackend(CoreBackend):
             write=True,
             durable=False,
         )
+        return got
 
     async def release_lease(self, key: ops.SessionKey, holder: str, generation: int | None) -> None:
         await self.database.statement(
-            postgres_direct.release_lease, key, holder, generation, write=True, durable=False
+            self._direct.release_lease, key, holder, generation, write=True, durable=False
         )
+
+
+class PostgresBackend(DirectBackend):
+    """PostgreSQL through asyncpg: each hot operation one statement (``postgres_direct``)."""
+
+    _direct = postgres_direct
+
+
+class MysqlBackend(DirectBackend):
+    """MySQL/MariaDB through asyncmy or aiomysql: each hot operation one trip, an append or a
+    lease one multi-statement transaction (``mysql_direct``)."""
+
+    _direct = mysql_direct
 
 
 def backend_for(database: Database) -> CoreBackend:
@@ -228,4 +249,6 @@ def backend_for(database: Database) -> CoreBackend:
         return SqliteBackend(database)
     if isinstance(database, EngineDatabase) and database.driver == "asyncpg":
         return PostgresBackend(database)
+    if isinstance(database, EngineDatabase) and database.driver in ("asyncmy", "aiomysql"):
+        return MysqlBackend(database)
     return CoreBackend(database)

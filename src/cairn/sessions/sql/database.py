@@ -16,7 +16,7 @@ came from, the retries, the schema's creation or migration on first use.
   pool per event loop, reads in repeatable-read snapshots. A deadlock or serialization
   failure is retried with backoff; a connection that died is replaced (a read runs again
   once on a fresh one, a write fails with ``StoreUnavailableError``: nothing half-written).
-  On PostgreSQL it also holds asyncpg connections for single statements
+  On PostgreSQL and MySQL/MariaDB it also holds driver connections for the hot operations
   (``EngineDatabase.statement``), under the same retry policy.
 """
 
@@ -39,6 +39,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import SingletonThreadPool, StaticPool
 
 from cairn.errors import StoreDamagedError, StoreUnavailableError
+from cairn.sessions.sql.direct import BrokenConnection, DirectConnections, DirectDriver
+from cairn.sessions.sql.direct import is_retryable as is_retryable_statement
 from cairn.sessions.sql.engines import (
     Synchronous,
     UnsupportedStoreUrlError,
@@ -52,8 +54,8 @@ from cairn.sessions.sql.engines import (
     refuse_connections_in_transaction,
 )
 from cairn.sessions.sql.migrate import MigrationReport, current_schema, upgrade_schema
-from cairn.sessions.sql.postgres_direct import BrokenConnection, DirectConnections
-from cairn.sessions.sql.postgres_direct import is_retryable as is_retryable_statement
+from cairn.sessions.sql.mysql_direct import AIOMYSQL, ASYNCMY
+from cairn.sessions.sql.postgres_direct import POSTGRES
 from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
 from cairn.sessions.sql.sqlite_thread import SqliteThread
 from cairn.sessions.uninterrupted import uninterrupted
@@ -69,6 +71,14 @@ class WriteConflict(Exception):
     """Raised by an operation when a concurrent writer took what it was about to write (a
     unique key such as an artifact's next version number): run again, it will succeed.
     The database rolls it back and retries it under its one retry policy."""
+
+
+_DIRECT_DRIVERS: dict[str, DirectDriver] = {
+    "asyncpg": POSTGRES,
+    "asyncmy": ASYNCMY,
+    "aiomysql": AIOMYSQL,
+}
+"""The drivers whose connections ``EngineDatabase.statement`` hands out."""
 
 
 class Database(abc.ABC):
@@ -354,7 +364,7 @@ class _Engines(NamedTuple):
     reader: AsyncEngine
     """Repeatable-read snapshots (SQLite: a deferred transaction)."""
     direct: DirectConnections | None
-    """PostgreSQL via asyncpg: connections for single statements."""
+    """PostgreSQL, MySQL/MariaDB: driver connections for the hot operations."""
     one_at_a_time: asyncio.Lock | None
     """A pool of one shared connection (in-memory SQLite): its transactions take turns."""
 
@@ -419,9 +429,10 @@ class EngineDatabase(Database):
             # One snapshot for the session row, its state and its events.
             reader = engine.execution_options(isolation_level="REPEATABLE READ")
         direct = None
-        if engine.dialect.driver == "asyncpg":
+        if engine.dialect.driver in _DIRECT_DRIVERS:
             ping = bool(self._engine_kwargs.get("pool_pre_ping"))
-            direct = DirectConnections(engine, ping_every_use=ping)
+            driver = _DIRECT_DRIVERS[engine.dialect.driver]
+            direct = DirectConnections(engine, driver, ping_every_use=ping)
         shared = asyncio.Lock() if isinstance(engine.pool, StaticPool) else None
         found = _Engines(engine, reader, direct, shared)
         self._engines[loop] = found
@@ -504,10 +515,11 @@ class EngineDatabase(Database):
     async def statement(
         self, operation: Callable[..., Awaitable[T]], *args: Any, write: bool, durable: bool = True
     ) -> T:
-        """``await operation(asyncpg_connection, *args)``: one statement on PostgreSQL, on a
-        connection that skips the flush at commit when ``durable=False``."""
+        """``await operation(driver_connection, *args)``: one trip to PostgreSQL (asyncpg) or
+        MySQL/MariaDB (asyncmy, aiomysql), on a connection that skips the flush at commit
+        when ``durable=False`` and the database allows it."""
         direct = self._engines_here().direct
-        assert direct is not None, "statement() is for PostgreSQL through asyncpg"
+        assert direct is not None, "statement() is for the drivers in _DIRECT_DRIVERS"
 
         async def attempt() -> T:
             async with direct.connection(durable=durable) as connection:

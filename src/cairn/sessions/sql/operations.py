@@ -564,7 +564,8 @@ def append_event(
     SQLAlchemy Core's unless a backend gives faster ones (``sqlite_direct``).
 
     The lock order, the same on every store (PostgreSQL runs it as one statement, in
-    ``postgres_direct``; SQLite's write transaction holds the whole file): the lease row,
+    ``postgres_direct``; MySQL/MariaDB as one multi-statement text, in ``mysql_direct``;
+    SQLite's write transaction holds the whole file): the lease row,
     share-locked, so a takeover waits for this append to commit or this append sees the
     takeover; the session row, by the conditional UPDATE that checks the revision (appends
     to one session serialize here, and nothing else is written when it is stale); the state

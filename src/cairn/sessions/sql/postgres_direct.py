@@ -4,9 +4,9 @@ An invocation loads its session, takes and releases a lease, and appends each
 event. On PostgreSQL each of these is one SQL statement (one snapshot, no
 transaction around it), so the cost that is left is the client's: through
 SQLAlchemy's async engine a statement costs about three times its round trip
-in Python. Here they run on asyncpg connections checked out of the engine's
-own pool and kept ready (so the URL, SSL and ``connect_args`` the user gave
-apply unchanged). Everything else still goes through ``operations``.
+in Python. Here they run on asyncpg connections held out of the engine's own
+pool (``direct.DirectConnections``). Everything else still goes through
+``operations``.
 
 Lease statements run on connections set to ``synchronous_commit = off``: a
 lease is advisory and expires by itself, so losing one in a power cut only
@@ -15,132 +15,37 @@ frees a session early. Appends run on connections that wait for the disk.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import time
-from collections.abc import AsyncIterator
 from typing import Any
-
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from cairn.events.event import Event
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
-from cairn.sessions.sql.engines import IDLE_PING_AFTER, is_unavailable
+from cairn.sessions.sql.direct import DirectDriver
 from cairn.sessions.sql.operations import SessionKey, decode_events, lease_lost, refusal
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE, encode_json_value
 
-KEEP_IDLE = 4
-"""Connections kept ready per kind (durable, relaxed); more are opened under load."""
+
+async def _relax(driver: Any) -> None:
+    await driver.execute("SET synchronous_commit TO OFF")
 
 
-class BrokenConnection(Exception):
-    """The connection failed mid-statement (or could not be made); it was discarded."""
+def _refused(exc: BaseException) -> bool:
+    import asyncpg
+
+    return isinstance(exc, asyncpg.PostgresError)
 
 
-class DirectConnections:
-    """asyncpg connections held out of an engine's pool for the hot path.
-
-    A connection comes back to the idle list only when it is open and outside any
-    transaction, after a statement succeeded or the server refused it; after anything
-    else (a network error, a terminated backend, the driver losing track of it) it is
-    discarded, and the caller gets ``BrokenConnection`` with the cause chained. One that
-    sat idle for ``IDLE_PING_AFTER`` seconds (or any, with ``ping_every_use``) is pinged
-    first and replaced if dead. Callers run each use ``uninterrupted``: a cancellation
-    landing mid-statement would leave the connection busy with a statement nobody waits for.
-    """
-
-    def __init__(self, engine: AsyncEngine, *, ping_every_use: bool = False) -> None:
-        self._engine = engine
-        self._ping_after = 0.0 if ping_every_use else IDLE_PING_AFTER
-        self._idle: dict[bool, list[tuple[AsyncConnection, Any, float]]] = {True: [], False: []}
-
-    @contextlib.asynccontextmanager
-    async def connection(self, *, durable: bool = True) -> AsyncIterator[Any]:
-        """An asyncpg connection; ``durable=False`` gives one whose commits skip the flush."""
-        import asyncpg
-
-        held, driver = await self._checkout(durable)
-        try:
-            yield driver
-        except BaseException as exc:
-            if isinstance(exc, asyncpg.PostgresError) and not is_unavailable(exc):
-                await self._checkin(durable, held, driver)  # the server refused the statement
-                raise
-            await _discard(held)
-            if isinstance(exc, Exception) and is_unavailable(exc):
-                raise BrokenConnection(str(exc) or type(exc).__name__) from exc
-            raise
-        else:
-            await self._checkin(durable, held, driver)
-
-    async def _checkout(self, durable: bool) -> tuple[AsyncConnection, Any]:
-        idle = self._idle[durable]
-        while idle:
-            held, driver, since = idle.pop()
-            if not _reusable(driver):
-                await _discard(held)
-                continue
-            if time.monotonic() - since < self._ping_after:
-                return held, driver
-            try:
-                await driver.execute("SELECT 1")
-                return held, driver
-            except Exception:  # a dead idle connection is simply replaced
-                await _discard(held)
-        try:
-            held = await self._engine.connect()
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise BrokenConnection(str(exc)) from exc
-            raise
-        try:
-            raw = await held.get_raw_connection()
-            driver = raw.driver_connection
-            assert driver is not None
-            if not durable:
-                await driver.execute("SET synchronous_commit TO OFF")
-        except BaseException as exc:
-            await _discard(held)
-            if isinstance(exc, Exception) and is_unavailable(exc):
-                raise BrokenConnection(str(exc)) from exc
-            raise
-        return held, driver
-
-    async def _checkin(self, durable: bool, held: AsyncConnection, driver: Any) -> None:
-        idle = self._idle[durable]
-        if not _reusable(driver):
-            await _discard(held)
-        elif len(idle) < KEEP_IDLE:
-            idle.append((held, driver, time.monotonic()))
-        else:
-            await held.close()
-
-    async def close(self) -> None:
-        """Return every held connection to the engine's pool."""
-        for idle in self._idle.values():
-            while idle:
-                held, _driver, _since = idle.pop()
-                await held.close()
-
-
-def _reusable(driver: Any) -> bool:
-    """Open, and not inside a transaction (whose locks and snapshot the next user would get)."""
-    return not driver.is_closed() and not driver.is_in_transaction()
-
-
-async def _discard(held: AsyncConnection) -> None:
-    with contextlib.suppress(Exception):
-        await held.invalidate()
-    with contextlib.suppress(Exception):
-        await held.close()
-
-
-def is_retryable(exc: BaseException) -> bool:
-    """A deadlock or serialization failure: the statement changed nothing and may be rerun."""
-    return getattr(exc, "sqlstate", None) in {"40P01", "40001"}
+POSTGRES = DirectDriver(
+    reusable=lambda driver: not driver.is_closed() and not driver.is_in_transaction(),
+    ping=lambda driver: driver.execute("SELECT 1"),
+    refused=_refused,
+    relax=_relax,
+)
+"""asyncpg connections: each statement its own transaction, so one never stays open; lease
+connections commit without waiting for the disk."""
 
 
 # -- loading -------------------------------------------------------------------------------------
