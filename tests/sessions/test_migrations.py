@@ -239,4 +239,4 @@ def exactly(state: dict[str, Any]) -> str:
 
 def test_the_head_revision_constant_is_the_newest_migration() -> None:
     # A database at HEAD_REVISION is taken as current without loading alembic.
-    assert HEAD_REVISION == head_revision()
+    assert head_revision() == HEAD_REVISION

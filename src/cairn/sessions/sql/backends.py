@@ -1,24 +1,38 @@
-"""One backend per kind of database, chosen once when a store is built.
+"""The hot operations of a session store, one complete module per kind of database, chosen
+once when the store is built.
 
-A backend runs the store's operations on its ``Database``. Every operation has a SQLAlchemy
-Core version (``operations``), which ``CoreBackend`` runs as is: SQLite through aiosqlite,
-and any other driver. The hot operations (load a session, append an event, take and
-release a lease) have a faster form where the driver allows one, and the backend of that
-database runs it instead:
+An invocation loads its session, takes and releases a lease, and appends each event. Each
+kind of database has these four written for its own driver, run by its ``Database.direct``
+on the driver's own connection:
 
-- ``SqliteBackend`` (``SqliteSessionService``): the sqlite3 module itself
-  (``sqlite_direct``), inside the same transactions.
-- ``PostgresBackend`` (PostgreSQL through asyncpg): one SQL statement per operation on an
-  asyncpg connection (``postgres_direct``), state deletions included.
-- ``MysqlBackend`` (MySQL/MariaDB through asyncmy or aiomysql): one trip per operation on
-  the driver's connection (``mysql_direct``); an append is one multi-statement transaction.
+- SQLite (sqlite3, and aiosqlite URLs too): ``sqlite_direct``, in a transaction on a
+  sqlite3 connection (an append or a lease on the calling thread while the file is free).
+- PostgreSQL (asyncpg): ``postgres_direct``, each operation one SQL statement.
+- MySQL/MariaDB (asyncmy, aiomysql): ``mysql_direct``, each operation one trip (an append
+  is one multi-statement transaction).
 
-Each form stores the same rows, takes its locks in the one order ``operations.append_event``
-writes down, and raises the same errors; the conformance suite runs every store.
+Everything else runs through SQLAlchemy Core (``operations``), the same for every kind. The
+rows the hot operations write, and why an append is refused, come from ``rows``.
+
+Every backend takes an append's locks in one order: the lease row, share-locked, so a
+takeover waits for this append to commit or this append sees the takeover; the session
+row, by the conditional UPDATE that checks the revision (appends to one session serialize
+here, and nothing else is written when it is stale); the state rows, upserted and deleted in
+a fixed key order; the event row last, so among appends that wrote one key, event ``pk``
+order is commit order. (SQLite's ``BEGIN IMMEDIATE`` holds the whole file first.)
+
+Every backend takes a lease by one algorithm, a single conditional upsert on the lease row:
+a free, released, expired or ``replacing`` holder's lease is overwritten with the next
+generation, and anyone else's live lease is left alone (its holder is returned); a renewal
+extends only the caller's own acquisition, (holder, generation). Lease writes need not wait
+for the disk where the database allows it: losing one in a power cut frees a session early
+or refuses its new holder's appends (``LeaseLostError``), and never lets two holders commit,
+because a durable append flushes every lease write before it.
 """
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from cairn.events.event import Event
@@ -26,33 +40,34 @@ from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.session import Session
 from cairn.sessions.sql import mysql_direct, postgres_direct, sqlite_direct
-from cairn.sessions.sql import operations as ops
-from cairn.sessions.sql.database import Database, EngineDatabase, SqliteDatabase
+from cairn.sessions.sql.database import Database, SqliteDatabase
+from cairn.sessions.sql.rows import EventAlreadyStored, SessionKey
+
+_MODULES = {
+    "asyncpg": postgres_direct,
+    "asyncmy": mysql_direct,
+    "aiomysql": mysql_direct,
+}
 
 
-class CoreBackend:
-    """Every operation through SQLAlchemy Core, in the database's transactions."""
+class Backend:
+    """The four hot operations of ``database``'s kind, from the module that writes them."""
 
-    # The transaction functions of the hot operations; a faster backend names its own.
-    _load: Any = staticmethod(ops.load_session)
-    _append: Any = staticmethod(ops.append_event)
-    _acquire: Any = staticmethod(ops.acquire_lease)
-    _release: Any = staticmethod(ops.release_lease)
-
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, module: ModuleType) -> None:
         self.database = database
+        self.module = module
 
     async def load_session(
-        self, key: ops.SessionKey, config: GetSessionConfig | None
+        self, key: SessionKey, config: GetSessionConfig | None
     ) -> Session | None:
-        found: Session | None = await self.database.transaction(
-            self._load, key, config, write=False
+        found: Session | None = await self.database.direct(
+            self.module.load_session, key, config, write=False
         )
         return found
 
     async def append_event(
         self,
-        key: ops.SessionKey,
+        key: SessionKey,
         held_revision: int,
         held_update_time: float,
         event: Event,
@@ -62,69 +77,10 @@ class CoreBackend:
         lease: SessionLease | None,
     ) -> tuple[int, float] | None:
         """The new (revision, update_time); None when this exact event is already stored
-        (a retry). A taken event id raises SQLAlchemy's ``IntegrityError``."""
-        try:
-            appended: tuple[int, float] = await self.database.transaction(
-                self._append,
-                key,
-                held_revision,
-                held_update_time,
-                event,
-                raw,
-                rows,
-                removals,
-                lease,
-                write=True,
-            )
-        except ops.EventAlreadyStored:
-            return None
-        return appended
-
-    async def acquire_lease(
-        self,
-        key: ops.SessionKey,
-        holder: str,
-        ttl: float,
-        generation: int | None,
-        replacing: str | None,
-    ) -> SessionLease | str:
-        """Raises ``IntegrityError`` when another process created the lease row first."""
-        got: SessionLease | str = await self.database.transaction(
-            self._acquire, key, holder, ttl, generation, replacing, write=True, durable=False
-        )
-        return got
-
-    async def release_lease(self, key: ops.SessionKey, holder: str, generation: int | None) -> None:
-        await self.database.transaction(
-            self._release, key, holder, generation, write=True, durable=False
-        )
-
-
-class SqliteBackend(CoreBackend):
-    """A SQLite file through sqlite3: the hot operations in ``sqlite_direct``, through
-    ``SqliteDatabase.direct`` (a write runs on the calling thread when the file is free)."""
-
-    database: SqliteDatabase
-
-    async def load_session(
-        self, key: ops.SessionKey, config: GetSessionConfig | None
-    ) -> Session | None:
-        return await self.database.direct(sqlite_direct.load_session, key, config, write=False)
-
-    async def append_event(
-        self,
-        key: ops.SessionKey,
-        held_revision: int,
-        held_update_time: float,
-        event: Event,
-        raw: str,
-        rows: list[dict[str, Any]],
-        removals: list[dict[str, Any]],
-        lease: SessionLease | None,
-    ) -> tuple[int, float] | None:
+        (a retry). Refusals raise (``rows.refusal``, ``LeaseLostError``)."""
         try:
             await self.database.direct(
-                sqlite_direct.append_event,
+                self.module.append_event,
                 key,
                 held_revision,
                 event,
@@ -134,86 +90,20 @@ class SqliteBackend(CoreBackend):
                 lease,
                 write=True,
             )
-        except ops.EventAlreadyStored:
+        except EventAlreadyStored:
             return None
         return held_revision + 1, max(held_update_time, event.timestamp)
 
     async def acquire_lease(
         self,
-        key: ops.SessionKey,
+        key: SessionKey,
         holder: str,
         ttl: float,
         generation: int | None,
         replacing: str | None,
     ) -> SessionLease | str:
-        return await self.database.direct(
-            sqlite_direct.acquire_lease,
-            key,
-            holder,
-            ttl,
-            generation,
-            replacing,
-            write=True,
-            durable=False,
-        )
-
-    async def release_lease(self, key: ops.SessionKey, holder: str, generation: int | None) -> None:
-        await self.database.direct(
-            sqlite_direct.release_lease, key, holder, generation, write=True, durable=False
-        )
-
-
-class DirectBackend(CoreBackend):
-    """The hot operations sent straight to the driver (``EngineDatabase.statement``), each
-    in one trip: ``_direct`` is the module that writes them for one kind of database."""
-
-    database: EngineDatabase
-    _direct: Any
-
-    async def load_session(
-        self, key: ops.SessionKey, config: GetSessionConfig | None
-    ) -> Session | None:
-        found: Session | None = await self.database.statement(
-            self._direct.load_session, key, config, write=False
-        )
-        return found
-
-    async def append_event(
-        self,
-        key: ops.SessionKey,
-        held_revision: int,
-        held_update_time: float,
-        event: Event,
-        raw: str,
-        rows: list[dict[str, Any]],
-        removals: list[dict[str, Any]],
-        lease: SessionLease | None,
-    ) -> tuple[int, float] | None:
-        stored = await self.database.statement(
-            self._direct.append_event,
-            key,
-            held_revision,
-            event,
-            raw,
-            rows,
-            removals,
-            lease,
-            write=True,
-        )
-        if not stored:
-            return None
-        return held_revision + 1, max(held_update_time, event.timestamp)
-
-    async def acquire_lease(
-        self,
-        key: ops.SessionKey,
-        holder: str,
-        ttl: float,
-        generation: int | None,
-        replacing: str | None,
-    ) -> SessionLease | str:
-        got: SessionLease | str = await self.database.statement(
-            self._direct.acquire_lease,
+        got: SessionLease | str = await self.database.direct(
+            self.module.acquire_lease,
             key,
             holder,
             ttl,
@@ -224,31 +114,14 @@ class DirectBackend(CoreBackend):
         )
         return got
 
-    async def release_lease(self, key: ops.SessionKey, holder: str, generation: int | None) -> None:
-        await self.database.statement(
-            self._direct.release_lease, key, holder, generation, write=True, durable=False
+    async def release_lease(self, key: SessionKey, holder: str, generation: int | None) -> None:
+        await self.database.direct(
+            self.module.release_lease, key, holder, generation, write=True, durable=False
         )
 
 
-class PostgresBackend(DirectBackend):
-    """PostgreSQL through asyncpg: each hot operation one statement (``postgres_direct``)."""
-
-    _direct = postgres_direct
-
-
-class MysqlBackend(DirectBackend):
-    """MySQL/MariaDB through asyncmy or aiomysql: each hot operation one trip, an append or a
-    lease one multi-statement transaction (``mysql_direct``)."""
-
-    _direct = mysql_direct
-
-
-def backend_for(database: Database) -> CoreBackend:
+def backend_for(database: Database) -> Backend:
     """The backend of ``database``'s kind (decided once, from its URL or engine)."""
     if isinstance(database, SqliteDatabase):
-        return SqliteBackend(database)
-    if isinstance(database, EngineDatabase) and database.driver == "asyncpg":
-        return PostgresBackend(database)
-    if isinstance(database, EngineDatabase) and database.driver in ("asyncmy", "aiomysql"):
-        return MysqlBackend(database)
-    return CoreBackend(database)
+        return Backend(database, sqlite_direct)
+    return Backend(database, _MODULES[database.driver])

@@ -17,14 +17,13 @@ came from, the retries, the schema's creation or migration on first use.
   failure is retried with backoff; a connection that died is replaced (a read runs again
   once on a fresh one, a write fails with ``StoreUnavailableError``: nothing half-written).
   On PostgreSQL and MySQL/MariaDB it also holds driver connections for the hot operations
-  (``EngineDatabase.statement``), under the same retry policy.
+  (``EngineDatabase.direct``), under the same retry policy.
 """
 
 from __future__ import annotations
 
 import abc
 import asyncio
-import contextlib
 import random
 import sqlite3
 import threading
@@ -36,9 +35,9 @@ from typing import Any, NamedTuple, TypeVar, cast
 from sqlalchemy import Connection, create_engine
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.pool import SingletonThreadPool, StaticPool
+from sqlalchemy.pool import SingletonThreadPool
 
-from cairn.errors import StoreDamagedError, StoreUnavailableError
+from cairn.errors import StoreUnavailableError
 from cairn.sessions.sql.direct import BrokenConnection, DirectConnections, DirectDriver
 from cairn.sessions.sql.direct import is_retryable as is_retryable_statement
 from cairn.sessions.sql.engines import (
@@ -78,7 +77,7 @@ _DIRECT_DRIVERS: dict[str, DirectDriver] = {
     "asyncmy": ASYNCMY,
     "aiomysql": AIOMYSQL,
 }
-"""The drivers whose connections ``EngineDatabase.statement`` hands out."""
+"""The drivers whose connections ``EngineDatabase.direct`` hands out."""
 
 
 class Database(abc.ABC):
@@ -86,6 +85,16 @@ class Database(abc.ABC):
 
     dialect: str
     """``sqlite``, ``postgresql`` or ``mysql``."""
+    driver: str
+    """``sqlite3``, ``asyncpg``, ``asyncmy`` or ``aiomysql``."""
+
+    @abc.abstractmethod
+    async def direct(
+        self, operation: Callable[..., Any], *args: Any, write: bool, durable: bool = True
+    ) -> Any:
+        """``operation(driver_connection, *args)`` (awaited where the driver is async): a hot
+        operation (``backends``) on the driver's own connection, under the same retries and
+        error translation as ``transaction``. ``durable=False`` as there."""
 
     @abc.abstractmethod
     async def transaction(
@@ -128,7 +137,7 @@ def database_for(
         raise ValueError("DatabaseSessionService needs exactly one of db_url= or db_engine=")
     parsed = engine.url if engine is not None else async_url(url)  # type: ignore[arg-type]
     if parsed.get_backend_name() != "sqlite":
-        return EngineDatabase(url, engine, **engine_kwargs)
+        return EngineDatabase(parsed, engine, **engine_kwargs)
     name = parsed.database or ""
     in_memory = name in ("", ":memory:") or (name.startswith("file:") and "mode=memory" in name)
     if in_memory and engine is not None:
@@ -168,6 +177,7 @@ class SqliteDatabase(Database):
     """
 
     dialect = "sqlite"
+    driver = "sqlite3"
 
     def __init__(
         self,
@@ -228,7 +238,7 @@ class SqliteDatabase(Database):
             poolclass=SingletonThreadPool,
             connect_args={"timeout": self.busy_timeout, "check_same_thread": False},
         )
-        install_sqlite_settings(engine, self.synchronous, self.busy_timeout, begin_listener=False)
+        install_sqlite_settings(engine, self.synchronous, self.busy_timeout)
         self._migrated = False
         return engine.connect()
 
@@ -362,16 +372,9 @@ class SqliteDatabase(Database):
 class _Engines(NamedTuple):
     writer: AsyncEngine
     reader: AsyncEngine
-    """Repeatable-read snapshots (SQLite: a deferred transaction)."""
-    direct: DirectConnections | None
-    """PostgreSQL, MySQL/MariaDB: driver connections for the hot operations."""
-    one_at_a_time: asyncio.Lock | None
-    """A pool of one shared connection (in-memory SQLite): its transactions take turns."""
-
-
-def _turn(lock: asyncio.Lock | None) -> contextlib.AbstractAsyncContextManager[Any]:
-    """Hold ``lock`` (a shared connection's turn), or nothing when there is none."""
-    return lock if lock is not None else contextlib.nullcontext()
+    """Repeatable-read snapshots."""
+    direct: DirectConnections
+    """Driver connections for the hot operations (``direct``)."""
 
 
 def _in_transaction(
@@ -382,21 +385,23 @@ def _in_transaction(
 
 
 class EngineDatabase(Database):
-    """A database reached through a SQLAlchemy async engine (one pool per event loop)."""
+    """PostgreSQL (asyncpg) or MySQL/MariaDB (asyncmy, aiomysql) through a SQLAlchemy async
+    engine, one pool per event loop."""
 
-    def __init__(
-        self, url: str | URL | None = None, engine: AsyncEngine | None = None, **engine_kwargs: Any
-    ) -> None:
-        if (url is None) == (engine is None):
-            raise ValueError("DatabaseSessionService needs exactly one of db_url= or db_engine=")
+    def __init__(self, url: URL, engine: AsyncEngine | None, **engine_kwargs: Any) -> None:
         self._given_engine = engine
-        self.url = engine.url if engine is not None else async_url(url)  # type: ignore[arg-type]
-        if self.url.get_backend_name() == "mysql":
+        self.url = url
+        if url.get_backend_name() == "mysql":
             engine_kwargs.setdefault("isolation_level", "READ COMMITTED")
         self._engine_kwargs = engine_kwargs
-        self.dialect = self.url.get_backend_name()
-        self.driver = self.url.get_driver_name()
-        """The DBAPI driver (``asyncpg``, ``asyncmy``, ``aiomysql``, ``aiosqlite``, ...)."""
+        self.dialect = url.get_backend_name()
+        self.driver = url.get_driver_name()
+        """``asyncpg``, ``asyncmy`` or ``aiomysql``."""
+        if self.driver not in _DIRECT_DRIVERS:
+            raise UnsupportedStoreUrlError(
+                url.render_as_string(hide_password=True),
+                f"cairn's stores run on the drivers listed below, not {self.driver}",
+            )
         self._where = describe(self.url)
         # asyncio drivers bind connections to one event loop, so each loop gets its own pool.
         self._engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Engines] = (
@@ -421,20 +426,11 @@ class EngineDatabase(Database):
             engine is not self._given_engine or not self._engines
         ):
             refuse_connections_in_transaction(engine.sync_engine)
-        if engine.dialect.name == "sqlite":
-            if engine is not self._given_engine or not self._engines:
-                install_sqlite_settings(engine.sync_engine, "FULL", 30.0)
-            reader = engine.execution_options(cairn_begin="BEGIN")
-        else:
-            # One snapshot for the session row, its state and its events.
-            reader = engine.execution_options(isolation_level="REPEATABLE READ")
-        direct = None
-        if engine.dialect.driver in _DIRECT_DRIVERS:
-            ping = bool(self._engine_kwargs.get("pool_pre_ping"))
-            driver = _DIRECT_DRIVERS[engine.dialect.driver]
-            direct = DirectConnections(engine, driver, ping_every_use=ping)
-        shared = asyncio.Lock() if isinstance(engine.pool, StaticPool) else None
-        found = _Engines(engine, reader, direct, shared)
+        # One snapshot for the session row, its state and its events.
+        reader = engine.execution_options(isolation_level="REPEATABLE READ")
+        ping = bool(self._engine_kwargs.get("pool_pre_ping"))
+        direct = DirectConnections(engine, _DIRECT_DRIVERS[self.driver], ping_every_use=ping)
+        found = _Engines(engine, reader, direct)
         self._engines[loop] = found
         return found
 
@@ -447,39 +443,22 @@ class EngineDatabase(Database):
                 f"its driver is not installed ({exc.name}); install it as shown below",
             ) from exc
 
-    @property
-    def sqlite_file(self) -> Path | None:
-        """The file of a SQLite database (None for other databases and in-memory SQLite)."""
-        database = self.url.database
-        if self.dialect != "sqlite" or database in (None, "", ":memory:"):
-            return None
-        return None if database.startswith("file:") else Path(database)
-
     async def migrate(self) -> MigrationReport:
         """Safe from many processes at once: a database lock makes the others wait, then
         find the schema current."""
         engines = self._engines_here()
-        engine = engines.writer
-        if self.dialect == "sqlite":
-            engine = engine.execution_options(cairn_begin="BEGIN EXCLUSIVE")
-            if self.sqlite_file is not None:
-                await asyncio.to_thread(prepare_sqlite_file, self.sqlite_file)
 
         async def upgrade() -> MigrationReport:
-            async with _turn(engines.one_at_a_time):
-                async with engines.reader.begin() as connection:
-                    current = await connection.run_sync(current_schema)
-                if current is not None:
-                    return current
-                async with engine.begin() as connection:
-                    return await connection.run_sync(upgrade_schema)
+            async with engines.reader.begin() as connection:
+                current = await connection.run_sync(current_schema)
+            if current is not None:
+                return current
+            async with engines.writer.begin() as connection:
+                return await connection.run_sync(upgrade_schema)
 
         try:
             report = await uninterrupted(upgrade())
         except Exception as exc:
-            damage = self._damage(exc)
-            if damage is not None:
-                raise damage from exc
             if is_unavailable(exc):
                 raise self._unavailable(exc) from exc
             raise
@@ -493,7 +472,7 @@ class EngineDatabase(Database):
         engine = engines.writer if write else engines.reader
 
         async def attempt() -> T:
-            async with _turn(engines.one_at_a_time), engine.connect() as connection:
+            async with engine.connect() as connection:
                 # Begin, work and commit in one trip into synchronous code.
                 return await connection.run_sync(_in_transaction, operation, args)
 
@@ -512,14 +491,13 @@ class EngineDatabase(Database):
         await self.migrate_once()
         return await uninterrupted(self._retry_loop(attempt, write=write, conflict=conflict))
 
-    async def statement(
+    async def direct(
         self, operation: Callable[..., Awaitable[T]], *args: Any, write: bool, durable: bool = True
     ) -> T:
         """``await operation(driver_connection, *args)``: one trip to PostgreSQL (asyncpg) or
         MySQL/MariaDB (asyncmy, aiomysql), on a connection that skips the flush at commit
         when ``durable=False`` and the database allows it."""
         direct = self._engines_here().direct
-        assert direct is not None, "statement() is for the drivers in _DIRECT_DRIVERS"
 
         async def attempt() -> T:
             async with direct.connection(durable=durable) as connection:
@@ -536,15 +514,11 @@ class EngineDatabase(Database):
     ) -> T:
         """The one retry policy: a conflict (deadlock, serialization failure) runs again after
         a backoff, up to ``RETRIES`` times; a read whose connection died runs once more on a
-        fresh one; otherwise a dead store is ``StoreUnavailableError`` and a damaged SQLite
-        file ``StoreDamagedError``."""
+        fresh one; otherwise a dead store is ``StoreUnavailableError``."""
         for number in range(RETRIES):
             try:
                 return await attempt()
             except Exception as exc:
-                damage = self._damage(exc)
-                if damage is not None:
-                    raise damage from exc
                 if (conflict(exc) or isinstance(exc, WriteConflict)) and number + 1 < RETRIES:
                     # Jittered, so writers that collided once do not collide again.
                     await asyncio.sleep(random.uniform(0, 0.005 * 2**number))
@@ -556,12 +530,6 @@ class EngineDatabase(Database):
                     raise self._unavailable(cause or exc) from exc
                 raise
         raise AssertionError("unreachable")
-
-    def _damage(self, exc: BaseException) -> StoreDamagedError | None:
-        """The damaged-file error a SQLite failure reports, if it is one."""
-        if self.dialect != "sqlite":
-            return None
-        return damage_of(self.sqlite_file or str(self.url.database), exc)
 
     def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
         """The error for a store that cannot answer: what failed, and what to check or do."""
@@ -598,7 +566,6 @@ class EngineDatabase(Database):
         found = self._engines.pop(asyncio.get_running_loop(), None)
         if found is None:
             return
-        if found.direct is not None:
-            await found.direct.close()
+        await found.direct.close()
         if self._given_engine is None:
             await found.writer.dispose()

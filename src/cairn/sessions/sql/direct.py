@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from cairn.errors import CairnError
 from cairn.sessions.sql.engines import IDLE_PING_AFTER, is_unavailable
 
 KEEP_IDLE = 4
@@ -79,8 +80,12 @@ class DirectConnections:
         try:
             yield driver
         except BaseException as exc:
-            if self._driver.refused(exc) and not is_unavailable(exc):
-                await self._checkin(durable, held, driver)  # the server refused the statement
+            if isinstance(exc, CairnError) or (
+                self._driver.refused(exc) and not is_unavailable(exc)
+            ):
+                # The server refused a statement, or cairn refused what the statements found
+                # (a stale revision, a lost lease): the connection itself is fine.
+                await self._checkin(durable, held, driver)
                 raise
             await _discard(held)
             if isinstance(exc, Exception) and is_unavailable(exc):

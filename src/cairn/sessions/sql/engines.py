@@ -68,19 +68,11 @@ def describe(url: URL) -> str:
     return f"{backend} at {host}:{port} (database {url.database!r}{user})"
 
 
-def install_sqlite_settings(
-    engine: Engine, synchronous: Synchronous, busy_timeout: float, *, begin_listener: bool = True
-) -> None:
-    """WAL, the chosen durability, a busy timeout, and transactions cairn begins itself.
-
-    The driver's own implicit transactions are turned off. With
-    ``begin_listener`` each transaction starts with the statement in the
-    ``cairn_begin`` execution option: ``BEGIN IMMEDIATE`` (the default: a
-    writer waits for the write lock up front, so it never fails half-way on a
-    lock upgrade), ``BEGIN`` for readers, ``BEGIN EXCLUSIVE`` for migrations.
-    Without it the caller sends that statement itself (a connection-level
-    listener makes SQLAlchemy dispatch events around every statement).
-    """
+def install_sqlite_settings(engine: Engine, synchronous: Synchronous, busy_timeout: float) -> None:
+    """WAL, the chosen durability and a busy timeout on each connection, with the driver's
+    own implicit transactions turned off: ``SqliteDatabase`` sends its own ``BEGIN``
+    (``IMMEDIATE`` for writers, so a writer waits for the write lock up front and never
+    fails half-way on a lock upgrade; ``EXCLUSIVE`` for migrations)."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -90,15 +82,6 @@ def install_sqlite_settings(
         _set_wal(cursor, busy_timeout)
         cursor.execute(f"PRAGMA synchronous = {synchronous}")
         cursor.close()
-
-    if not begin_listener:
-        return
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Any) -> None:
-        connection.exec_driver_sql(
-            connection.get_execution_options().get("cairn_begin", "BEGIN IMMEDIATE")
-        )
 
 
 def _set_wal(cursor: Any, busy_timeout: float) -> None:

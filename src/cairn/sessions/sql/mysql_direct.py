@@ -28,7 +28,13 @@ from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.direct import DirectDriver
-from cairn.sessions.sql.operations import SessionKey, decode_events, lease_lost, refusal
+from cairn.sessions.sql.rows import (
+    EventAlreadyStored,
+    SessionKey,
+    decode_events,
+    lease_lost,
+    refusal,
+)
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE, encode_json_value
 
 _DUPLICATE_KEY = 1062
@@ -169,7 +175,7 @@ async def load_session(
 
 # -- appending -------------------------------------------------------------------------------
 # The whole append as one text, one transaction. Locks are taken in the one order every store
-# uses (operations.append_event): the lease row (share-locked, under a lease: a takeover then
+# uses (``backends``): the lease row (share-locked, under a lease: a takeover then
 # waits for this append to commit, and an append that waited for a takeover finds the row
 # changed and stores nothing), the session row (the conditional UPDATE on the revision; @ok says
 # whether it matched, and nothing else is written unless it did), the state rows (upserts, then
@@ -276,14 +282,13 @@ async def append_event(
     rows: list[dict[str, Any]],
     removals: list[dict[str, Any]],
     lease: SessionLease | None = None,
-) -> bool:
+) -> None:
     """Store the event, its state rows and its state deletions (``removals``: the deleted
     rows' keys) if ``held_revision`` is current (and ``lease`` is still the session's lease).
 
-    True if stored; False if this exact event is already stored (a retry).
-    Otherwise raises ``LeaseLostError`` or what ``operations.refusal`` says:
-    the session is gone, the id belongs to another event, or the caller's
-    revision is stale.
+    Otherwise raises ``LeaseLostError``, what ``rows.refusal`` says (the session
+    is gone, the id belongs to another event, the caller's revision is stale), or
+    ``EventAlreadyStored`` when this exact event is already stored (a retry).
     """
     text, params = _append_text(key, held_revision, event, raw, rows, removals, lease)
     try:
@@ -294,15 +299,13 @@ async def append_event(
         # The revision matched but the id is taken (rolled back): explained below.
     else:
         if found[-2] == [(1,)]:
-            return True
+            return
     ((current, existing, holder, generation),) = (await _run(connection, _STORED, params))[0]
     fence = None if lease is None else (lease.holder, lease.generation)
     if lease is not None and current is not None and (holder, generation) != fence:
         raise lease_lost(key, lease, holder)
     problem = refusal(key, held_revision, event.id, raw, current, existing)
-    if problem is None:
-        return False
-    raise problem
+    raise problem or EventAlreadyStored(event.id)
 
 
 # -- leases --------------------------------------------------------------------------------------
@@ -348,7 +351,7 @@ async def acquire_lease(
     generation: int | None = None,
     replacing: str | None = None,
 ) -> SessionLease | str:
-    """The lease this holder now has, else who holds it (see ``operations.acquire_lease``)."""
+    """The lease this holder now has, else who holds it (the one algorithm of ``backends``)."""
     params = _key(key) | {"holder": holder, "ttl": ttl}
     if generation is None:
         params["replacing"] = replacing

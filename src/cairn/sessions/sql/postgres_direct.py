@@ -24,7 +24,13 @@ from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.direct import DirectDriver
-from cairn.sessions.sql.operations import SessionKey, decode_events, lease_lost, refusal
+from cairn.sessions.sql.rows import (
+    EventAlreadyStored,
+    SessionKey,
+    decode_events,
+    lease_lost,
+    refusal,
+)
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE, encode_json_value
 
 
@@ -122,7 +128,7 @@ async def load_session(
 
 # -- appending -------------------------------------------------------------------------------
 # The whole append as one statement, deletes included. Locks are taken in the one order every
-# store uses (operations.append_event): the lease row (shared, under a lease), the session row
+# store uses (``backends``): the lease row (shared, under a lease), the session row
 # (`bumped`: nothing else is written unless the revision matched), the state rows (`upserted`,
 # `deleted`), then the event row, whose insert reads the counts of both, so the key rows are
 # locked before the event's pk is drawn: among appends that wrote one key, pk order is commit
@@ -186,14 +192,13 @@ async def append_event(
     rows: list[dict[str, Any]],
     removals: list[dict[str, Any]],
     lease: SessionLease | None = None,
-) -> bool:
+) -> None:
     """Store the event, its state rows and its state deletions (``removals``: the deleted
     rows' keys) if ``held_revision`` is current (and ``lease`` is still the session's lease).
 
-    True if stored; False if this exact event is already stored (a retry).
-    Otherwise raises ``LeaseLostError`` or what ``operations.refusal`` says:
-    the session is gone, the id belongs to another event, or the caller's
-    revision is stale.
+    Otherwise raises ``LeaseLostError``, what ``rows.refusal`` says (the session
+    is gone, the id belongs to another event, the caller's revision is stale), or
+    ``EventAlreadyStored`` when this exact event is already stored (a retry).
     """
     import asyncpg
 
@@ -221,14 +226,12 @@ async def append_event(
     except asyncpg.UniqueViolationError:
         stored = None  # the revision matched but the id is taken: explained below
     if stored is not None:
-        return True
+        return
     current, existing, holder, generation = await connection.fetchrow(_STORED, *key, event.id)
     if lease is not None and current is not None and (holder, generation) != fence:
         raise lease_lost(key, lease, holder)
     problem = refusal(key, held_revision, event.id, raw, current, existing)
-    if problem is None:
-        return False
-    raise problem
+    raise problem or EventAlreadyStored(event.id)
 
 
 # -- leases --------------------------------------------------------------------------------------
@@ -280,7 +283,7 @@ async def acquire_lease(
     generation: int | None = None,
     replacing: str | None = None,
 ) -> SessionLease | str:
-    """The lease this holder now has, else who holds it (see ``operations.acquire_lease``)."""
+    """The lease this holder now has, else who holds it (the one algorithm of ``backends``)."""
     while True:
         if generation is None:
             row = await connection.fetchrow(_ACQUIRE_LEASE, *key, holder, ttl, replacing)

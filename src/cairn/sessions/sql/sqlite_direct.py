@@ -4,8 +4,8 @@ An invocation loads its session, takes and releases a lease, and appends each ev
 SQLite, SQLAlchemy's per-statement work costs several times what SQLite spends on these
 statements, so these run on a ``sqlite3.Connection`` inside a transaction
 ``SqliteDatabase.direct`` began (and commits or rolls back). They store the same rows as
-``operations`` and take the write lock the way every SQLite write does: ``BEGIN IMMEDIATE``
-holds the whole file, so the lock order of ``operations.append_event`` holds trivially.
+the other backends and take the write lock the way every SQLite write does: ``BEGIN
+IMMEDIATE`` holds the whole file, so the lock order of ``backends`` holds trivially.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
-from cairn.sessions.sql.operations import (
+from cairn.sessions.sql.rows import (
     EventAlreadyStored,
     SessionKey,
     append_rows,
@@ -132,7 +132,7 @@ def append_event(
     current (and ``lease`` is still the session's lease).
 
     Otherwise raises, so the caller rolls the transaction back: ``LeaseLostError``, what
-    ``operations.refusal`` says (the session is gone, the id belongs to another event, the
+    ``rows.refusal`` says (the session is gone, the id belongs to another event, the
     revision is stale), or ``EventAlreadyStored`` for a retry of this exact event.
     """
     if lease is not None:

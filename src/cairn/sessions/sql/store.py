@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 from sqlalchemy.exc import IntegrityError
 
 from cairn.errors import (
-    DuplicateEventError,
     SessionAlreadyExistsError,
     SessionNotFoundError,
 )
@@ -37,6 +36,7 @@ from cairn.sessions.session import Session
 from cairn.sessions.sql import operations as ops
 from cairn.sessions.sql.backends import backend_for
 from cairn.sessions.sql.database import Database
+from cairn.sessions.sql.rows import removed_rows, state_rows
 
 T = TypeVar("T")
 
@@ -74,7 +74,7 @@ class SqlSessionStore(BaseSessionService):
     ) -> Session:
         session_id, initial = new_session_identity(app_name, user_id, session_id, state)
         key = (app_name, user_id, session_id)
-        rows = ops.state_rows(key, split_by_scope(initial))
+        rows = state_rows(key, split_by_scope(initial))
         try:
             return await self._transaction(
                 ops.create_session, key, initial, rows, time.time(), write=True
@@ -96,7 +96,7 @@ class SqlSessionStore(BaseSessionService):
         last_update_time: float | None = None,
     ) -> Session:
         key = (app_name, user_id, session_id)
-        rows = ops.state_rows(key, split_by_scope(state))
+        rows = state_rows(key, split_by_scope(state))
         event_rows = [
             {
                 "app_name": app_name,
@@ -218,33 +218,20 @@ class SqlSessionStore(BaseSessionService):
         raw = encode_event(stored_form(event), self.max_event_bytes)
         key = (session.app_name, session.user_id, session.id)
         scoped = event_scopes(event)
-        return raw, ops.state_rows(key, scoped), ops.removed_rows(key, scoped)
+        return raw, state_rows(key, scoped), removed_rows(key, scoped)
 
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
         raw, rows, removals = self._encode_append(session, event)
-        key = (session.app_name, session.user_id, session.id)
-        try:
-            return await self.backend.append_event(
-                key,
-                session.revision,
-                session.last_update_time,
-                event,
-                raw,
-                rows,
-                removals,
-                bound_lease(session),
-            )
-        except IntegrityError:
-            # The revision matched but the event id is taken: a retry, or a reused id.
-            existing = await self._transaction(ops.stored_event, key, event.id, write=False)
-            if existing == raw:
-                return None
-            raise DuplicateEventError(
-                app_name=session.app_name,
-                user_id=session.user_id,
-                session_id=session.id,
-                event_id=event.id,
-            ) from None
+        return await self.backend.append_event(
+            (session.app_name, session.user_id, session.id),
+            session.revision,
+            session.last_update_time,
+            event,
+            raw,
+            rows,
+            removals,
+            bound_lease(session),
+        )
 
     # -- leases ---------------------------------------------------------------------------------
     async def acquire_session_lease(
@@ -259,11 +246,9 @@ class SqlSessionStore(BaseSessionService):
         replacing: str | None = None,
     ) -> SessionLease | str:
         check_ids(app_name, user_id, session_id)
-        args = ((app_name, user_id, session_id), holder, ttl, generation, replacing)
-        try:
-            return await self.backend.acquire_lease(*args)
-        except IntegrityError:  # another process created the lease row first
-            return await self.backend.acquire_lease(*args)
+        return await self.backend.acquire_lease(
+            (app_name, user_id, session_id), holder, ttl, generation, replacing
+        )
 
     async def release_session_lease(
         self,
