@@ -17,7 +17,6 @@ from cairn.memory import (
     SemanticSqliteMemoryService,
     SqliteMemoryService,
 )
-from cairn.memory.postgres_memory_service import asyncpg_dsn
 from cairn.memory.sqlite_memory_service import fts5_query
 from cairn.sessions import SqliteSessionService
 
@@ -86,11 +85,6 @@ async def test_a_session_store_may_share_the_file(tmp_path: Path) -> None:
 
 def test_fts5_queries_quote_every_word() -> None:
     assert fts5_query(["cold", "near"]) == '"cold" OR "near"'
-
-
-def test_asyncpg_dsn_accepts_sqlalchemy_urls() -> None:
-    assert asyncpg_dsn("postgresql+asyncpg://u@h/db") == "postgresql://u@h/db"
-    assert asyncpg_dsn("postgresql://u@h/db") == "postgresql://u@h/db"
 
 
 def test_bad_settings_are_refused() -> None:

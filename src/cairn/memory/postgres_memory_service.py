@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Any
 
 from cairn.memory._text import MemoryRow
 from cairn.memory.base_memory_service import DEFAULT_MAX_RESULTS, BaseMemoryService
+from cairn.sessions.sql.database import EngineDatabase
+from cairn.sessions.sql.engines import async_url
 
 _SETUP_LOCK = 7_236_110_905_301  # pg_advisory_xact_lock key: one process creates the table
 
@@ -50,11 +51,6 @@ def _search_sql(config: str) -> str:
     """
 
 
-def asyncpg_dsn(url: str) -> str:
-    """An asyncpg DSN from a ``postgresql://`` or SQLAlchemy ``postgresql+asyncpg://`` URL."""
-    return re.sub(r"^postgres(ql)?\+\w+://", "postgresql://", url)
-
-
 class PostgresMemoryService(BaseMemoryService):
     """Memories in a PostgreSQL database, found by full-text search.
 
@@ -83,59 +79,62 @@ class PostgresMemoryService(BaseMemoryService):
         self.url = url
         self.text_search_config = text_search_config
         self.pool_size = pool_size
-        self._pool: Any = None
-        self._opening = asyncio.Lock()
+        self.database = EngineDatabase(
+            async_url(url), None, session_schema=False, pool_size=pool_size
+        )
+        """Its connections, retries and error translation (the session stores' own kind)."""
+        self._table_ready = False
 
-    async def _connections(self) -> Any:
-        if self._pool is not None:
-            return self._pool
-        async with self._opening:
-            if self._pool is None:
-                import asyncpg
+    async def _ready(self) -> None:
+        """Create the table and its index once (one process at a time, under a lock)."""
+        if self._table_ready:
+            return
+        statements = _schema(self.text_search_config)
 
-                pool = await asyncpg.create_pool(
-                    asyncpg_dsn(self.url), min_size=1, max_size=self.pool_size
-                )
-                try:
-                    async with pool.acquire() as connection, connection.transaction():
-                        await connection.execute("SELECT pg_advisory_xact_lock($1)", _SETUP_LOCK)
-                        for statement in _schema(self.text_search_config):
-                            await connection.execute(statement)
-                except BaseException:
-                    await pool.close()
-                    raise
-                self._pool = pool
-        return self._pool
+        async def create(connection: Any) -> None:
+            async with connection.transaction():
+                await connection.execute("SELECT pg_advisory_xact_lock($1)", _SETUP_LOCK)
+                for statement in statements:
+                    await connection.execute(statement)
+
+        await self.database.direct(create, write=True)
+        self._table_ready = True
 
     async def _add(self, app_name: str, user_id: str, rows: list[MemoryRow]) -> None:
-        pool = await self._connections()
-        async with pool.acquire() as connection:
-            await connection.executemany(
-                _INSERT,
-                [
-                    (
-                        app_name,
-                        user_id,
-                        row.event_id,
-                        row.session_id,
-                        row.author,
-                        row.timestamp,
-                        row.content_json,
-                        row.metadata_json,
-                        row.text,
-                    )
-                    for row in rows
-                ],
+        await self._ready()
+        values = [
+            (
+                app_name,
+                user_id,
+                row.event_id,
+                row.session_id,
+                row.author,
+                row.timestamp,
+                row.content_json,
+                row.metadata_json,
+                row.text,
             )
+            for row in rows
+        ]
+
+        async def insert(connection: Any) -> None:
+            await connection.executemany(_INSERT, values)  # atomic: all rows or none
+
+        await self.database.direct(insert, write=True)
 
     async def _search(self, app_name: str, user_id: str, query_words: list[str]) -> list[MemoryRow]:
         # Words only (no quotes, no '-'), joined by "or": any word matches.
         query = " or ".join(word for word in query_words if word != "or")
-        pool = await self._connections()
-        async with pool.acquire() as connection:
-            found = await connection.fetch(
-                _search_sql(self.text_search_config), app_name, user_id, query, self.max_results
-            )
+        await self._ready()
+        found = await self.database.direct(
+            _fetch,
+            _search_sql(self.text_search_config),
+            app_name,
+            user_id,
+            query,
+            self.max_results,
+            write=False,
+        )
         return [
             MemoryRow(
                 event_id=record[0],
@@ -150,6 +149,8 @@ class PostgresMemoryService(BaseMemoryService):
         ]
 
     async def close(self) -> None:
-        if self._pool is not None:
-            pool, self._pool = self._pool, None
-            await pool.close()
+        await self.database.close()
+
+
+async def _fetch(connection: Any, statement: str, *args: Any) -> list[Any]:
+    return list(await connection.fetch(statement, *args))

@@ -388,7 +388,16 @@ class EngineDatabase(Database):
     """PostgreSQL (asyncpg) or MySQL/MariaDB (asyncmy, aiomysql) through a SQLAlchemy async
     engine, one pool per event loop."""
 
-    def __init__(self, url: URL, engine: AsyncEngine | None, **engine_kwargs: Any) -> None:
+    def __init__(
+        self,
+        url: URL,
+        engine: AsyncEngine | None,
+        *,
+        session_schema: bool = True,
+        **engine_kwargs: Any,
+    ) -> None:
+        """``session_schema=False``: for a store with tables of its own (memory), which
+        creates them itself; cairn's session schema is then never created or checked."""
         self._given_engine = engine
         self.url = url
         if url.get_backend_name() == "mysql":
@@ -407,7 +416,7 @@ class EngineDatabase(Database):
         self._engines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Engines] = (
             weakref.WeakKeyDictionary()
         )
-        self._migrated = False
+        self._migrated = not session_schema
 
     @property
     def engine(self) -> AsyncEngine:

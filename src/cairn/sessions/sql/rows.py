@@ -84,32 +84,6 @@ def removed_rows(key: SessionKey, scoped: ScopedDelta) -> list[dict[str, Any]]:
     ]
 
 
-def append_rows(
-    key: SessionKey, held_revision: int, event: Event, raw: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The bind parameters of an append's revision check, and its event row."""
-    revision = held_revision + 1
-    params = {
-        "k_app": key[0],
-        "k_user": key[1],
-        "k_session": key[2],
-        "held": held_revision,
-        "next_revision": revision,
-        "ts": event.timestamp,
-    }
-    event_row = {
-        "app_name": key[0],
-        "user_id": key[1],
-        "session_id": key[2],
-        "seq": revision,
-        "event_id": event.id,
-        "invocation_id": event.invocation_id,
-        "timestamp": event.timestamp,
-        "event": raw,
-    }
-    return params, event_row
-
-
 # -- a load's events -----------------------------------------------------------------------
 def decode_events(raw: Iterable[str]) -> list[Event]:
     """The stored events' JSON, parsed. The cyclic garbage collector is paused meanwhile:

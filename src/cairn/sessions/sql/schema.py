@@ -69,9 +69,12 @@ class JsonText(TypeDecorator[Any]):
         return json.loads(value)
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def encode_json_value(value: Any) -> str:
     """The text a state value is stored as (compact; Python's float repr round-trips)."""
-    return json.dumps(value, separators=(",", ":"))
+    return _COMPACT.encode(value)
 
 
 # SQLite's INTEGER PRIMARY KEY is the rowid; BIGINT would not auto-increment there.

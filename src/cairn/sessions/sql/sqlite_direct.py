@@ -23,7 +23,6 @@ from cairn.sessions.session import Session
 from cairn.sessions.sql.rows import (
     EventAlreadyStored,
     SessionKey,
-    append_rows,
     decode_events,
     lease_lost,
     refusal,
@@ -94,25 +93,21 @@ def _events(
 
 # -- appending -------------------------------------------------------------------------------
 _UPSERT_STATE = """
-INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value)
-VALUES (:app_name, :scope, :user_id, :session_id, :key, :value)
+INSERT INTO cairn_state (app_name, scope, user_id, session_id, key, value) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (app_name, scope, user_id, session_id, key) DO UPDATE SET value = excluded.value
 """
 _DELETE_STATE = """
 DELETE FROM cairn_state
-WHERE app_name = :app_name AND scope = :scope AND user_id = :user_id
-  AND session_id = :session_id AND key = :key
+WHERE app_name = ? AND scope = ? AND user_id = ? AND session_id = ? AND key = ?
 """
-_BUMP_REVISION = """
-UPDATE cairn_sessions
-SET revision = :next_revision,
-    update_time = CASE WHEN update_time < :ts THEN :ts ELSE update_time END
-WHERE app_name = :k_app AND user_id = :k_user AND session_id = :k_session AND revision = :held
+_BUMP_REVISION = f"""
+UPDATE cairn_sessions SET revision = ?, update_time = max(update_time, ?)
+WHERE {_KEY} AND revision = ?
 """
 _INSERT_EVENT = """
 INSERT INTO cairn_events
     (app_name, user_id, session_id, seq, event_id, invocation_id, timestamp, event)
-VALUES (:app_name, :user_id, :session_id, :seq, :event_id, :invocation_id, :timestamp, :event)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
 _REVISION = f"SELECT revision FROM cairn_sessions WHERE {_KEY}"
 _STORED_EVENT = f"SELECT event FROM cairn_events WHERE {_KEY} AND event_id = ?"
@@ -139,16 +134,32 @@ def append_event(
         current = connection.execute(_LEASE, key).fetchone()
         if current is None or (current[0], current[1]) != (lease.holder, lease.generation):
             raise lease_lost(key, lease, None if current is None else str(current[0]))
-    params, event_row = append_rows(key, held_revision, event, raw)
-    if connection.execute(_BUMP_REVISION, params).rowcount == 1:
-        if rows:
-            connection.executemany(
-                _UPSERT_STATE, [{**row, "value": encode_json_value(row["value"])} for row in rows]
+    revision = held_revision + 1
+    if connection.execute(
+        _BUMP_REVISION, (revision, event.timestamp, *key, held_revision)
+    ).rowcount:
+        for row in rows:
+            connection.execute(
+                _UPSERT_STATE,
+                (
+                    row["app_name"],
+                    row["scope"],
+                    row["user_id"],
+                    row["session_id"],
+                    row["key"],
+                    encode_json_value(row["value"]),
+                ),
             )
-        if removals:
-            connection.executemany(_DELETE_STATE, removals)
+        for gone in removals:
+            connection.execute(
+                _DELETE_STATE,
+                (gone["app_name"], gone["scope"], gone["user_id"], gone["session_id"], gone["key"]),
+            )
         try:
-            connection.execute(_INSERT_EVENT, event_row)
+            connection.execute(
+                _INSERT_EVENT,
+                (*key, revision, event.id, event.invocation_id, event.timestamp, raw),
+            )
             return
         except sqlite3.IntegrityError:
             pass  # the revision matched but the event id is taken: explained below
