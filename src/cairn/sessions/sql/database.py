@@ -465,12 +465,7 @@ class EngineDatabase(Database):
             async with engines.writer.begin() as connection:
                 return await connection.run_sync(upgrade_schema)
 
-        try:
-            report = await uninterrupted(upgrade())
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise self._unavailable(exc) from exc
-            raise
+        report = await uninterrupted(self._retry_loop(upgrade, write=True, conflict=is_retryable))
         self._migrated = True
         return report
 
