@@ -29,11 +29,9 @@ from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.direct import DirectDriver
 from cairn.sessions.sql.rows import (
-    EventAlreadyStored,
     SessionKey,
     decode_events,
-    lease_lost,
-    refusal,
+    refused_append,
 )
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE, encode_json_value
 
@@ -300,12 +298,8 @@ async def append_event(
     else:
         if found[-2] == [(1,)]:
             return
-    ((current, existing, holder, generation),) = (await _run(connection, _STORED, params))[0]
-    fence = None if lease is None else (lease.holder, lease.generation)
-    if lease is not None and current is not None and (holder, generation) != fence:
-        raise lease_lost(key, lease, holder)
-    problem = refusal(key, held_revision, event.id, raw, current, existing)
-    raise problem or EventAlreadyStored(event.id)
+    ((found,),) = await _run(connection, _STORED, params)
+    raise refused_append(key, held_revision, event.id, raw, lease, tuple(found))
 
 
 # -- leases --------------------------------------------------------------------------------------

@@ -25,11 +25,9 @@ from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.direct import DirectDriver
 from cairn.sessions.sql.rows import (
-    EventAlreadyStored,
     SessionKey,
     decode_events,
-    lease_lost,
-    refusal,
+    refused_append,
 )
 from cairn.sessions.sql.schema import APP_SCOPE, USER_SCOPE, encode_json_value
 
@@ -227,11 +225,8 @@ async def append_event(
         stored = None  # the revision matched but the id is taken: explained below
     if stored is not None:
         return
-    current, existing, holder, generation = await connection.fetchrow(_STORED, *key, event.id)
-    if lease is not None and current is not None and (holder, generation) != fence:
-        raise lease_lost(key, lease, holder)
-    problem = refusal(key, held_revision, event.id, raw, current, existing)
-    raise problem or EventAlreadyStored(event.id)
+    found = tuple(await connection.fetchrow(_STORED, *key, event.id))
+    raise refused_append(key, held_revision, event.id, raw, lease, found)
 
 
 # -- leases --------------------------------------------------------------------------------------

@@ -140,3 +140,31 @@ def lease_lost(key: SessionKey, lease: SessionLease, current_holder: str | None)
         holder=lease.holder,
         current_holder=current_holder or "",
     )
+
+
+def refused_append(
+    key: SessionKey,
+    held_revision: int,
+    event_id: str,
+    raw: str,
+    lease: SessionLease | None,
+    found: tuple[int | None, str | None, str | None, int | None],
+) -> Exception:
+    """The error to raise for an append that stored nothing, from what a backend read after
+    it: ``found`` is (the session's revision, the stored JSON of an event with this id, the
+    lease row's holder and generation), None where there is none. ``EventAlreadyStored``
+    when this exact event is already stored."""
+    current, existing, holder, generation = found
+    if (
+        lease is not None
+        and current is not None
+        and (holder, generation)
+        != (
+            lease.holder,
+            lease.generation,
+        )
+    ):
+        return lease_lost(key, lease, holder)
+    return refusal(key, held_revision, event_id, raw, current, existing) or EventAlreadyStored(
+        event_id
+    )

@@ -21,11 +21,10 @@ from cairn.sessions.lease import SessionLease
 from cairn.sessions.scopes import merge_scopes
 from cairn.sessions.session import Session
 from cairn.sessions.sql.rows import (
-    EventAlreadyStored,
     SessionKey,
     decode_events,
     lease_lost,
-    refusal,
+    refused_append,
 )
 from cairn.sessions.sql.schema import encode_json_value
 
@@ -163,11 +162,9 @@ def append_event(
             return
         except sqlite3.IntegrityError:
             pass  # the revision matched but the event id is taken: explained below
-    (current_revision,) = connection.execute(_REVISION, key).fetchone() or (None,)
+    (current,) = connection.execute(_REVISION, key).fetchone() or (None,)
     (existing,) = connection.execute(_STORED_EVENT, (*key, event.id)).fetchone() or (None,)
-    raise refusal(key, held_revision, event.id, raw, current_revision, existing) or (
-        EventAlreadyStored(event.id)
-    )
+    raise refused_append(key, held_revision, event.id, raw, None, (current, existing, None, None))
 
 
 # -- leases --------------------------------------------------------------------------------------
