@@ -27,6 +27,7 @@ import asyncio
 import random
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -64,6 +65,13 @@ T = TypeVar("T")
 RETRIES = 8
 """Attempts of a transaction that met a deadlock, a serialization failure or a
 ``WriteConflict``."""
+
+
+SLOW_COMMIT = 0.01
+"""Seconds: an inline SQLite write that took longer (a slow or busy disk) sends the writes
+of the next ``SLOW_PAUSE`` seconds to the store's thread, so a slow disk holds up the event
+loop at most once in that time."""
+SLOW_PAUSE = 10.0
 
 
 class WriteConflict(Exception):
@@ -209,6 +217,8 @@ class SqliteDatabase(Database):
         """The calling thread's connection, opened by the thread once the schema is current."""
         self._now_turn = threading.Lock()
         """Held while a calling thread uses ``_now`` (a store may serve several event loops)."""
+        self._now_from = 0.0
+        """``time.monotonic()`` from which writes may run on the calling thread again."""
 
     @property
     def engine(self) -> AsyncEngine:
@@ -311,7 +321,7 @@ class SqliteDatabase(Database):
         """``operation(sqlite3_connection, *args)`` in one committed transaction (rolled back
         if it raises): a write on the calling thread if the write lock is free, else (and a
         read always) on the store's thread."""
-        if write and self._now_turn.acquire(blocking=False):
+        if write and time.monotonic() >= self._now_from and self._now_turn.acquire(blocking=False):
             try:
                 done, result = self._write_now(operation, args, durable)
             finally:
@@ -333,6 +343,7 @@ class SqliteDatabase(Database):
         if now is None:
             return False, None
         relaxed = self.synchronous == "FULL" and not durable
+        started = time.monotonic()
         try:
             if relaxed:
                 now.execute("PRAGMA synchronous = NORMAL")
@@ -357,6 +368,9 @@ class SqliteDatabase(Database):
             if damage is None:
                 raise
             raise damage from exc
+        finished = time.monotonic()
+        if finished - started > SLOW_COMMIT:
+            self._now_from = finished + SLOW_PAUSE
         return True, result
 
     async def close(self) -> None:
