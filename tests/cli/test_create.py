@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -256,3 +257,46 @@ def test_the_scaffold_is_lint_and_type_clean(tmp_path: Path) -> None:
             argv, cwd=tmp_path, capture_output=True, text=True, timeout=BOUND_SECONDS
         )
         assert result.returncode == 0, f"{argv[1:]}: {result.stdout}{result.stderr}"
+
+
+GUIDE = REPO / "docs" / "getting-started.md"
+
+
+def _guide_blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
+
+
+def test_the_getting_started_guide_shows_what_cairn_create_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/getting-started.md's `cairn create` and its printed next steps, as they are."""
+    monkeypatch.chdir(tmp_path)
+    result = create("weather_bot", "--model", "openai/gpt-4o-mini")
+    assert result.exit_code == 0, result.output
+    shown = next(b for b in _guide_blocks("text") if b.startswith("created weather_bot/"))
+    assert result.output == shown
+
+
+def test_the_getting_started_guides_create_commands_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every `cairn create` line of the guide (code blocks and tables) makes a project whose
+    .env.example lists the variable the guide says to fill in."""
+    text = GUIDE.read_text(encoding="utf-8")
+    commands = set(re.findall(r"cairn create weather_bot[^`\n]*", text))
+    commands = {c.split("  #")[0].strip() for c in commands if "<" not in c}
+    assert len(commands) >= 4, commands
+    for command in sorted(commands):
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        result = create(*command.split()[2:])
+        assert result.exit_code == 0, f"{command}: {result.output}"
+        model = command.partition("--model ")[2] or "gemini-2.5-flash"
+        variable = next(v for prefix, v in _FILLED_IN.items() if model.startswith(prefix))
+        lines = (folder / "weather_bot" / ".env.example").read_text().splitlines()
+        assert f"{variable}=" in lines, command
+
+
+# The variable the guide says to fill in, by model prefix.
+_FILLED_IN = {"openai/": "OPENAI_API_KEY", "anthropic/": "ANTHROPIC_API_KEY", "": "GOOGLE_API_KEY"}

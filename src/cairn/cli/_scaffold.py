@@ -96,7 +96,7 @@ OPENAI_API_KEY=
 # its base URL, and no key is needed. The model is openai/<the server's model name>.
 # OPENAI_BASE_URL=http://127.0.0.1:8080/v1     # llama.cpp: llama-server -m model.gguf
 # OPENAI_BASE_URL=http://127.0.0.1:11434/v1    # Ollama
-# OPENAI_BASE_URL=http://127.0.0.1:8000/v1     # vLLM: vllm serve <model>
+# OPENAI_BASE_URL=http://127.0.0.1:8000/v1     # vLLM: vllm serve <model> (cairn web: --port 8001)
 """
     + _ENV_STORE
 )
