@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from tests.server.harness import asgi_client
+from tests.support.waiting import BOUND_SECONDS
 
 import cairn
 
@@ -70,7 +71,7 @@ def _adk_answers(tmp_path: Path) -> dict[str, Any]:
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=BOUND_SECONDS,
     )
     assert result.returncode == 0, result.stderr
     answers: dict[str, Any] = json.loads(result.stdout.splitlines()[-1])
