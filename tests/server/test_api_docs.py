@@ -47,3 +47,16 @@ async def test_the_pages_links_hold_under_a_root_path_and_a_mount() -> None:
 async def test_an_unknown_asset_is_404() -> None:
     async with asgi_client() as api:
         assert (await api.get("/docs/assets/nope.js")).status_code == 404
+
+
+def test_a_server_without_the_pages_files_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cairn.server import ServerSettings, api_docs, create_app
+
+    def no_package(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}")
+
+    monkeypatch.setattr(api_docs.importlib.resources, "files", no_package)
+    with pytest.raises(RuntimeError, match="fastapi-offline package"):
+        create_app(ServerSettings(store="memory://"))

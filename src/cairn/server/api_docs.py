@@ -57,10 +57,10 @@ def _root(request: Request) -> str:
     return root.rstrip("/")
 
 
-def install_api_docs(app: FastAPI) -> None:
-    """Serves the documentation pages and their files. ``app`` is made with
-    ``docs_url=None, redoc_url=None`` (FastAPI's CDN pages off)."""
-    app.mount(ASSETS_PATH, StaticFiles(directory=assets_directory()), name="api-docs-assets")
+def install_api_docs(app: FastAPI, assets: Path) -> None:
+    """Serves the documentation pages and their files (``assets``: ``assets_directory()``).
+    ``app`` is made with ``docs_url=None, redoc_url=None`` (FastAPI's CDN pages off)."""
+    app.mount(ASSETS_PATH, StaticFiles(directory=assets), name="api-docs-assets")
     openapi_url = app.openapi_url or "/openapi.json"
 
     async def swagger_ui(request: Request) -> HTMLResponse:

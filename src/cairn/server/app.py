@@ -12,7 +12,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from cairn.server.api_docs import install_api_docs
+from cairn.server.api_docs import assets_directory, install_api_docs
 from cairn.server.auth import (
     API_KEY_HEADER,
     AUTH_RESPONSES,
@@ -48,6 +48,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     how requests are authenticated (a hook, JWT, the API key, or not at all).
     """
     authenticator = configured_authenticator(settings, authenticate)
+    docs_assets = assets_directory()  # before any store is opened: fails on a bad install
     services = Services.open(settings.store, settings.artifact_store, settings.memory_store)
     context = ServerContext(
         settings=settings,
@@ -79,7 +80,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     app.state.cairn = context
     install_error_handlers(app)
     install_authentication(app, authenticator)
-    install_api_docs(app)
+    install_api_docs(app, docs_assets)
     # /health and /version are open, as in ADK: their routes join the app as they are,
     # outside the app-wide dependency and its 401/403 (auth.OPEN_PATHS).
     app.router.routes.extend(probes.router.routes)
