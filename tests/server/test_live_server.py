@@ -46,6 +46,9 @@ def test_auth_over_http(live: str) -> None:
     worker = response.headers["x-cairn-worker"]
     assert worker.isdigit() and int(worker) != os.getpid()
     assert httpx.get(live + "/openapi.json", timeout=BOUND_SECONDS).status_code == 200
+    health = httpx.get(live + "/health", timeout=BOUND_SECONDS)  # a probe sends no key
+    assert health.status_code == 200 and health.json() == {"status": "ok"}
+    assert httpx.get(live + "/version", timeout=BOUND_SECONDS).json()["language"] == "python"
 
 
 def test_sse_streams_events_as_they_come(live: str) -> None:

@@ -12,6 +12,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from cairn.server.api_docs import assets_directory, install_api_docs
 from cairn.server.auth import (
     API_KEY_HEADER,
     AUTH_RESPONSES,
@@ -25,7 +26,7 @@ from cairn.server.context import ServerContext
 from cairn.server.errors import install_error_handlers
 from cairn.server.registry import AppRegistry
 from cairn.server.request_log import WORKER_HEADER, RequestLogMiddleware
-from cairn.server.routes import apps, artifacts, history, interrupts, run, sessions
+from cairn.server.routes import apps, artifacts, history, interrupts, probes, run, sessions
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
 
@@ -47,6 +48,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     how requests are authenticated (a hook, JWT, the API key, or not at all).
     """
     authenticator = configured_authenticator(settings, authenticate)
+    docs_assets = assets_directory()  # before any store is opened: fails on a bad install
     services = Services.open(settings.store, settings.artifact_store, settings.memory_store)
     context = ServerContext(
         settings=settings,
@@ -72,10 +74,16 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
         lifespan=lifespan,
         dependencies=app_dependencies(authenticator),  # every route, before any is added
         responses=AUTH_RESPONSES,
+        docs_url=None,  # install_api_docs: the pages without a CDN
+        redoc_url=None,
     )
     app.state.cairn = context
     install_error_handlers(app)
     install_authentication(app, authenticator)
+    install_api_docs(app, docs_assets)
+    # /health and /version are open, as in ADK: their routes join the app as they are,
+    # outside the app-wide dependency and its 401/403 (auth.OPEN_PATHS).
+    app.router.routes.extend(probes.router.routes)
     for module in (apps, sessions, run, artifacts, history, interrupts):
         app.include_router(module.router)
     # Added innermost first: CORS (outermost) -> body limit -> routes (authenticated).

@@ -2,8 +2,9 @@
 into a ``Principal`` and checks the route's app and user against it.
 
 ``create_app`` gives ``authenticated`` to FastAPI as an app-wide dependency, so every API
-route runs it, a route added later included. Only ``OPEN_PATHS`` (the OpenAPI document and
-its viewers, which hold no data) and the dev UI's files answer without credentials. The
+route runs it, a route added later included. Only ``OPEN_PATHS`` (the OpenAPI document, its
+viewers and their files, ADK's ``/health`` and ``/version``: none holds data) and the dev
+UI's files answer without credentials. The
 check runs after routing, on the route's own path parameters, so it holds under any root
 path or mount (a check on the raw path prefix does not). How a request becomes a principal
 is an ``Authenticate`` callable: nobody checked, the shared API key, JWT bearer tokens
@@ -29,8 +30,20 @@ from cairn.server.errors import AuthenticationError, error_response
 from cairn.server.settings import ServerSettings
 
 API_KEY_HEADER = "X-API-Key"
-OPEN_PATHS = ("/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc")
-"""The only routes (with the dev UI's static files) that answer without credentials."""
+OPEN_PATHS = (
+    "/openapi.json",
+    "/docs",
+    "/docs/oauth2-redirect",
+    "/docs/assets",
+    "/redoc",
+    "/health",
+    "/version",
+)
+"""The only routes (with the dev UI's static files) that answer without credentials:
+``/docs/assets`` holds the documentation pages' scripts and styles; ``/health`` and
+``/version`` are open as in ADK, for probes that have no credentials (``/version`` tells
+cairn's and Python's versions; a public deployment that would hide them blocks the path at
+its proxy)."""
 
 Authenticate = Callable[[Request], Awaitable[Principal]] | Callable[[Request], Principal]
 """Turns a request into its principal, or raises ``AuthenticationError`` (401) or
