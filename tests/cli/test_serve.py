@@ -204,3 +204,30 @@ def test_a_host_that_is_not_this_machines_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.splitlines() == [
         "error: cannot listen on --host 192.0.2.1: it is not an address of this machine"
     ]
+
+
+def test_a_port_taken_after_the_check_is_reported_the_same_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    import cairn.cli.serve as serve
+
+    for name in ("CAIRN_AGENTS_DIR", "CAIRN_WEB", "CAIRN_STORE"):
+        monkeypatch.delenv(name, raising=False)  # restored after the test: _serve sets them
+
+    def failed_to_bind(*args: object, **kwargs: object) -> None:
+        raise SystemExit(3)  # what uvicorn does when it cannot bind
+
+    monkeypatch.setattr(serve, "_check_port", lambda host, port: None)
+    monkeypatch.setattr(uvicorn, "run", failed_to_bind)
+    with socket.socket() as other_server:
+        other_server.bind(("127.0.0.1", 0))
+        other_server.listen()
+        port = other_server.getsockname()[1]
+        argv = ["web", str(tmp_path), "--port", str(port), "--store", "memory://"]
+        result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith(
+        f"error: port {port} on 127.0.0.1 is already in use"
+    )

@@ -190,6 +190,7 @@ def _serve(
     if importlib.util.find_spec("cairn.server") is None:  # pragma: no cover - packaging
         click.echo("error: cairn.server is not installed with this cairn", err=True)
         sys.exit(EXIT_ERROR)
+    _check_port(host, port)
     environment = _environment(
         web=web,
         path=path,
@@ -206,7 +207,6 @@ def _serve(
     for name in [k for k, v in environment.items() if v is None]:
         os.environ.pop(name, None)
     _check_store(store)
-    _check_port(host, port)
     url = f"http://{_display_host(host)}:{port}"
     if web:
         click.echo(f"cairn web: open {url}/ in your browser (Ctrl-C stops the server)")
@@ -236,7 +236,9 @@ def _serve(
         code = exc.code if isinstance(exc, SystemExit) else None
         if isinstance(exc, SystemExit) and code in (0, None):
             return
-        click.echo(f"error: the server stopped: {exc}", err=True)
+        # Another server may have taken the port after the check: say so in the same words.
+        taken = _bind_problem(host, port) if port else None
+        click.echo(f"error: {taken or f'the server stopped: {exc}'}", err=True)
         sys.exit(EXIT_ERROR)
 
 
