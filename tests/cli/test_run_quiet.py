@@ -3,6 +3,7 @@ continued session's transcript, a workflow's routes, and each node output once."
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,26 @@ def test_an_answer_off_its_schema_is_refused_in_the_words_of_the_http_api(
     replayed = cli.run("review", "--replay", str(replay))
     assert replayed.exit_code == 2
     assert refusal in replayed.output  # the Runner's InvalidAnswerError, as a 422 says it
+
+
+def test_a_failing_tool_is_its_result_line_and_its_traceback_needs_verbose(cli: Cli) -> None:
+    quiet = cli.run("broken_tool.py", input="weigh it\n")
+    assert quiet.exit_code == 0, quiet.output
+    results = [line for line in quiet.output.splitlines() if line.startswith("  ← ")]
+    assert results == [
+        "  ← weigh: {\"error\": \"tool 'weigh' failed: ValueError: the scale says 'box' is "
+        '\\"off the chart\\""} (--verbose shows the traceback)'
+    ]
+    assert "✗" not in quiet.output and "Traceback" not in quiet.output
+    assert "porter: I could not weigh it." in quiet.output
+
+    verbose = cli.run("broken_tool.py", "--verbose", input="weigh it\n")
+    assert "Traceback (most recent call last)" in verbose.stderr
+    assert "--verbose shows" not in verbose.output
+
+
+def test_the_cairn_logger_is_as_it_was_after_a_run(cli: Cli) -> None:
+    logger = logging.getLogger("cairn")
+    before = (logger.level, logger.propagate, list(logger.handlers))
+    cli.run("failing_model.py", "--verbose", input="bug\n")
+    assert (logger.level, logger.propagate, list(logger.handlers)) == before

@@ -100,8 +100,11 @@ class EventPrinter:
             elif part.function_response is not None:
                 response = part.function_response
                 if response.name not in _ASKING:
-                    summary = f"{response.name}: {compact(response.response)}"
-                    self._line("  ← ", compact(summary), "green")
+                    summary = compact(f"{response.name}: {compact(response.response)}")
+                    # A tool's failure, logged with its traceback, is reported here already.
+                    failed = not stored and self._reported("\n".join(_strings(response.response)))
+                    hint = f" {VERBOSE_HINT}" if failed else ""
+                    self._line("  ← ", summary + hint, "red" if failed else "green")
             elif part.executable_code is not None:
                 self._line("  → ", f"run code: {compact(part.executable_code.code or '')}", "cyan")
             elif part.code_execution_result is not None:
@@ -141,6 +144,10 @@ class EventPrinter:
         key_hint = self._key_hint(event, failure.error if failure else None)
         traceback = f" {VERBOSE_HINT}" if failure is not None and not key_hint else ""
         print_error(self.console, f"  ✗ {event.author}: {problem}{key_hint}{traceback}")
+
+    def _reported(self, text: str) -> bool:
+        """Whether ``text`` reports a failure the log holds (which is then let go)."""
+        return self.log is not None and self.log.take(text) is not None
 
     def _key_hint(self, event: Event, error: BaseException | None) -> str:
         """For a missing API key: where to put it, the agent folder's ``.env`` first."""
@@ -187,6 +194,17 @@ class EventPrinter:
 
     def _line(self, prefix: str, text: str, style: str) -> None:
         self.console.print(Text.assemble(Text(prefix, style="dim"), Text(text, style=style)))
+
+
+def _strings(value: Any) -> list[str]:
+    """The strings in ``value`` (a tool's response), at any depth."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
 
 
 def _route(route: Any) -> str:
