@@ -168,3 +168,16 @@ def test_the_cairn_logger_is_as_it_was_after_a_run(cli: Cli) -> None:
     before = (logger.level, logger.propagate, list(logger.handlers))
     cli.run("failing_model.py", "--verbose", input="bug\n")
     assert (logger.level, logger.propagate, list(logger.handlers)) == before
+
+
+def test_a_long_transcript_shows_the_newest_events_and_says_where_the_rest_are(
+    cli: Cli,
+) -> None:
+    turns = [f"message {n}" for n in range(30)]  # 60 events: each message and its answer
+    first = cli.run("failing_model.py", input="\n".join(turns) + "\n")
+    session = session_id(first.output)
+    again = cli.run("failing_model.py", "--session", session, input="\n")
+    transcript = again.output.split("(end of the transcript)")[0]
+    assert f"so far (the last 50 events; cairn sessions show {session} --events N" in transcript
+    assert "you: message 4\n" not in transcript and "you: message 5\n" in transcript
+    assert transcript.count("helper: ok") == 25
