@@ -178,3 +178,56 @@ def test_workers_share_one_store(tmp_path: Path) -> None:
         # Each request is a new connection, which either worker may accept once it is up;
         # a loaded machine only makes the second worker take longer to start.
         wait_until(both_answered, "both workers answering GET /list-apps (each its pid)")
+
+
+@pytest.mark.parametrize("command", ["web", "api-server"])
+def test_a_port_in_use_is_one_line_naming_it_and_no_url_first(tmp_path: Path, command: str) -> None:
+    with socket.socket() as other_server:
+        other_server.bind(("127.0.0.1", 0))
+        other_server.listen()
+        port = other_server.getsockname()[1]
+        argv = [command, str(tmp_path), "--port", str(port), "--store", "memory://"]
+        result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2
+    assert result.stdout == ""  # no "open http://..." pointing at the other server
+    assert result.stderr.splitlines() == [
+        f"error: port {port} on 127.0.0.1 is already in use (another server listens there); "
+        f"stop that server, or choose another port with --port, e.g. --port {port + 1}"
+    ]
+
+
+def test_a_host_that_is_not_this_machines_is_one_line(tmp_path: Path) -> None:
+    argv = ["api-server", str(tmp_path), "--host", "192.0.2.1", "--store", "memory://"]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "error: cannot listen on --host 192.0.2.1: it is not an address of this machine"
+    ]
+
+
+def test_a_port_taken_after_the_check_is_reported_the_same_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    import cairn.cli.serve as serve
+
+    for name in ("CAIRN_AGENTS_DIR", "CAIRN_WEB", "CAIRN_STORE"):
+        monkeypatch.delenv(name, raising=False)  # restored after the test: _serve sets them
+
+    def failed_to_bind(*args: object, **kwargs: object) -> None:
+        raise SystemExit(3)  # what uvicorn does when it cannot bind
+
+    monkeypatch.setattr(serve, "_check_port", lambda host, port: None)
+    monkeypatch.setattr(uvicorn, "run", failed_to_bind)
+    with socket.socket() as other_server:
+        other_server.bind(("127.0.0.1", 0))
+        other_server.listen()
+        port = other_server.getsockname()[1]
+        argv = ["web", str(tmp_path), "--port", str(port), "--store", "memory://"]
+        result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith(
+        f"error: port {port} on 127.0.0.1 is already in use"
+    )

@@ -9,6 +9,8 @@ whether to answer them first.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from google.genai import types
 from rich.console import Console
 from rich.text import Text
@@ -17,11 +19,13 @@ from rich.traceback import Traceback
 from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.cli._errors import EXIT_AGENT_FAILED, EXIT_OK, CommandError, refused_code
 from cairn.cli._prompts import ContinueInvocation, Quit, Reply, Terminal, ask, response_for
-from cairn.cli._render import EventPrinter, compact, print_error, show_interrupt
+from cairn.cli._render import VERBOSE_HINT, EventPrinter, compact, print_error, show_interrupt
 from cairn.cli._replay import Answer, AnswerItem, Continue, Say, Turn
+from cairn.cli._run_log import RunLog
 from cairn.errors import CairnError
 from cairn.events.interrupts import Interrupt
 from cairn.runners.runner import Runner
+from cairn.sessions.config import GetSessionConfig
 
 COMMANDS = {
     "/pending": "list the pending interrupts",
@@ -37,7 +41,8 @@ def user_message(text: str) -> types.Content:
 
 class Chat:
     """Runs one session's turns through ``runner`` and prints what happens; the model's
-    text streams as it comes unless ``stream=False`` (``--no-stream``)."""
+    text streams as it comes unless ``stream=False`` (``--no-stream``). A failure is one
+    line; ``verbose`` (``--verbose``) adds its traceback."""
 
     def __init__(
         self,
@@ -48,10 +53,14 @@ class Chat:
         session_id: str,
         errors: Console,
         stream: bool = True,
+        verbose: bool = False,
+        log: RunLog | None = None,
+        env_file: Path | None = None,
     ):
         self.runner, self.console, self.errors = runner, console, errors
         self.user_id, self.session_id = user_id, session_id
-        self.printer = EventPrinter(console)
+        self.verbose = verbose
+        self.printer = EventPrinter(console, log=log, env_file=env_file)
         mode = StreamingMode.SSE if stream else StreamingMode.NONE
         self.run_config = RunConfig(streaming_mode=mode)
 
@@ -82,17 +91,47 @@ class Chat:
             ):
                 self.printer.show(event)
         except CairnError as exc:
-            self.printer.end_line()
+            self.printer.end_run()
             print_error(self.console, f"error: {exc}")
             return refused_code(exc)
         except Exception as exc:
-            self.printer.end_line()
-            print_error(self.console, f"the agent failed: {type(exc).__name__}: {exc}")
-            trace = Traceback.from_exception(type(exc), exc, exc.__traceback__, max_frames=8)
-            self.console.print(trace)
+            self.printer.end_run()
+            hint = "" if self.verbose else f" {VERBOSE_HINT}"
+            print_error(self.console, f"the agent failed: {type(exc).__name__}: {exc}{hint}")
+            if self.verbose:
+                trace = Traceback.from_exception(type(exc), exc, exc.__traceback__, max_frames=8)
+                self.console.print(trace)
             return EXIT_AGENT_FAILED
-        self.printer.end_line()
+        self.printer.end_run()
         return None
+
+    async def show_transcript(self, limit: int) -> None:
+        """The session's last ``limit`` events, as the run printed them, before going on."""
+        session = await self.runner.session_service.get_session(
+            app_name=self.runner.app_name,
+            user_id=self.user_id,
+            session_id=self.session_id,
+            config=GetSessionConfig(num_recent_events=limit + 1),
+        )
+        events = [e for e in session.events if not e.partial] if session else []
+        if not events:
+            self.console.print(Text("  nothing said yet", style="dim"))
+            return
+        if len(events) > limit:
+            events = events[1:]
+            self.console.print(
+                Text(
+                    f"  so far (the last {limit} events; cairn sessions show "
+                    f"{self.session_id} --events N lists more):",
+                    style="dim",
+                )
+            )
+        else:
+            self.console.print(Text("  so far:", style="dim"))
+        for event in events:
+            self.printer.show(event, stored=True)
+        self.printer.end_line()
+        self.console.print(Text("  (end of the transcript)", style="dim"))
 
     # -- at the prompt ---------------------------------------------------------------------
     async def interactive(self, terminal: Terminal) -> int:

@@ -21,6 +21,9 @@ from cairn.cli._render import print_error
 from cairn.events.interrupts import Interrupt, schema_problem
 
 QUIT_COMMAND = "/quit"
+SCHEMA_REFUSAL = "it does not match the request's response_schema"
+"""How an answer that fails the schema is refused: the words of the Runner (and so of the
+HTTP API's 422), so a user reads the same reason in the terminal as over HTTP."""
 
 
 class Quit(Exception):
@@ -174,7 +177,7 @@ def _input(interrupt: Interrupt, terminal: Terminal) -> Decision:
         value, problem = input_value(text, schema)
         if problem is None:
             return Reply(interrupt, response_for(interrupt, value))
-        print_error(terminal.console, f"  not accepted, it must match the schema: {problem}")
+        print_error(terminal.console, f"  not accepted: {SCHEMA_REFUSAL}: {problem}")
 
 
 def _confirmation(interrupt: Interrupt, terminal: Terminal) -> Decision:

@@ -30,6 +30,7 @@ from cairn.cli._options import LEASE_TTL, LEASE_TTL_HELP
 from cairn.cli._prompts import Terminal
 from cairn.cli._render import print_error
 from cairn.cli._replay import Replay, read_replay
+from cairn.cli._run_log import RunLog, run_log
 from cairn.errors import CairnError, SessionNotFoundError
 from cairn.runners.runner import Runner
 from cairn.sessions.base_session_service import BaseSessionService
@@ -38,6 +39,8 @@ from cairn.sessions.factory import session_service_from_url
 from cairn.sessions.sqlite_session_service import DEFAULT_PATH
 
 DEFAULT_USER = "user"
+TRANSCRIPT_EVENTS = 50
+"""How many of a continued session's newest events are shown before the prompt."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +54,7 @@ class RunOptions:
     replay: Path | None
     lease_ttl: float
     stream: bool = True
+    verbose: bool = False
 
 
 @click.command()
@@ -103,6 +107,13 @@ class RunOptions:
     "stream some requests, such as tool calls on some local OpenAI-compatible servers).",
 )
 @click.option("--no-color", is_flag=True, help="Plain output, no colours or styles.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Show tracebacks of failures (a model call, the agent's code) and cairn's log "
+    "(info and up); without it a failure is one line.",
+)
 def run(
     path: Path,
     store: str | None,
@@ -114,6 +125,7 @@ def run(
     lease_ttl: float,
     no_stream: bool,
     no_color: bool,
+    verbose: bool,
 ) -> None:
     """Talk to the agent or workflow defined in PATH, in this terminal.
 
@@ -123,8 +135,10 @@ def run(
     When the agent pauses (a confirmation, an input request, a long-running
     tool, a credential, a call in doubt), you are asked for the answer and the
     run resumes. Quit whenever you like: run
-    again with --session ID (the id is printed at the start) to continue, and
-    pending interrupts are asked for first.
+    again with --session ID (the id is printed at the start) to continue: the
+    transcript so far is shown, and pending interrupts are asked for first.
+    A failure (a model call, a missing API key) is one line; --verbose adds
+    its traceback.
 
     At the prompt: an empty line, /quit or Ctrl-D quits; /pending lists the
     pending interrupts; /answer asks again for the ones you skipped. A message
@@ -153,7 +167,16 @@ def run(
     if list_pending and replay is not None:
         raise click.UsageError("--list-pending and --replay do not go together")
     options = RunOptions(
-        path, store, app_name, user_id, session_id, list_pending, replay, lease_ttl, not no_stream
+        path,
+        store,
+        app_name,
+        user_id,
+        session_id,
+        list_pending,
+        replay,
+        lease_ttl,
+        stream=not no_stream,
+        verbose=verbose,
     )
     console, errors = (
         Console(
@@ -165,7 +188,8 @@ def run(
         for stderr in (False, True)
     )
     try:
-        code = asyncio.run(_run(options, console, errors))
+        with run_log(errors, verbose=verbose) as log:
+            code = asyncio.run(_run(options, console, errors, log))
     except CommandError as exc:
         print_error(errors, f"error: {exc}")
         code = exc.exit_code
@@ -181,14 +205,14 @@ def run(
     sys.exit(code)
 
 
-async def _run(options: RunOptions, console: Console, errors: Console) -> int:
+async def _run(options: RunOptions, console: Console, errors: Console, log: RunLog) -> int:
     target = load_target(options.path)
     replay = read_replay(options.replay) if options.replay is not None else None
     service = session_service_from_url(options.store)
     try:
         runner = _runner(target, service, options.app_name, options.lease_ttl)
         try:
-            return await _session(options, runner, replay, console, errors)
+            return await _session(options, runner, replay, console, errors, log)
         finally:
             await runner.close()
     finally:
@@ -222,6 +246,7 @@ async def _session(
     replay: Replay | None,
     console: Console,
     errors: Console,
+    log: RunLog,
 ) -> int:
     service, app_name, user_id = runner.session_service, runner.app_name, options.user_id
     where = f"app {app_name!r}, user {user_id!r}, store {_store_label(options.store)}"
@@ -263,15 +288,27 @@ async def _session(
         session_id=session.id,
         errors=errors,
         stream=options.stream,
+        verbose=options.verbose,
+        log=log,
+        env_file=_env_file(options.path),
     )
     if options.list_pending:
         chat.show_pending(await chat.pending(), full=True)
         return EXIT_OK
+    if options.session_id is not None:
+        await chat.show_transcript(TRANSCRIPT_EVENTS)
     if replay is not None:
         return await chat.replay(replay.turns)
     commands = ", ".join(COMMANDS)
     console.print(Text(f"  type a message; commands: {commands}", style="dim"))
     return await chat.interactive(Terminal(console))
+
+
+def _env_file(path: Path) -> Path:
+    """The ``.env`` read for the agent at ``path``: in its folder (the package, or the
+    file's directory)."""
+    path = path.expanduser().resolve()
+    return (path if path.is_dir() else path.parent) / ".env"
 
 
 def _again(options: RunOptions, session_id: str) -> str:

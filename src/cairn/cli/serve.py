@@ -8,8 +8,10 @@ worker process (``--workers N``) and every reload builds the same app.
 from __future__ import annotations
 
 import asyncio
+import errno
 import importlib.util
 import os
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -188,6 +190,7 @@ def _serve(
     if importlib.util.find_spec("cairn.server") is None:  # pragma: no cover - packaging
         click.echo("error: cairn.server is not installed with this cairn", err=True)
         sys.exit(EXIT_ERROR)
+    _check_port(host, port)
     environment = _environment(
         web=web,
         path=path,
@@ -233,7 +236,9 @@ def _serve(
         code = exc.code if isinstance(exc, SystemExit) else None
         if isinstance(exc, SystemExit) and code in (0, None):
             return
-        click.echo(f"error: the server stopped: {exc}", err=True)
+        # Another server may have taken the port after the check: say so in the same words.
+        taken = _bind_problem(host, port) if port else None
+        click.echo(f"error: {taken or f'the server stopped: {exc}'}", err=True)
         sys.exit(EXIT_ERROR)
 
 
@@ -256,6 +261,47 @@ def _check_store(store: str | None) -> None:
     except CairnError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
+
+
+def _check_port(host: str, port: int) -> None:
+    """The address is free before anything is printed: a port another server holds ends the
+    command with one line saying which port and what to do (``--port``), not an "open
+    http://..." line that points at the other server, followed by uvicorn's log."""
+    if port == 0:  # any free port: nothing to check
+        return
+    problem = _bind_problem(host, port)
+    if problem is not None:
+        click.echo(f"error: {problem}", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _bind_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host``:``port`` (None if it can). The probe binds
+    as uvicorn does (``SO_REUSEADDR``) and lets go at once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            if sys.platform != "win32":
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except socket.gaierror:
+        return f"cannot listen on --host {host}: no such host name or address"
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            other = port + 1 if port < 65535 else 8000
+            return (
+                f"port {port} on {host} is already in use (another server listens there); "
+                f"stop that server, or choose another port with --port, e.g. --port {other}"
+            )
+        if exc.errno == errno.EACCES:
+            return (
+                f"port {port} on {host} needs privileges this user does not have; choose a "
+                "port above 1023 with --port"
+            )
+        if exc.errno == errno.EADDRNOTAVAIL:
+            return f"cannot listen on --host {host}: it is not an address of this machine"
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 def _environment(
