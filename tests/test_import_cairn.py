@@ -33,6 +33,7 @@ PACKAGES = (
     "artifacts",
     "memory",
     "auth",
+    "auth.credential_service",
     "models",
     "tools",
     "agents",
@@ -57,6 +58,31 @@ def test_import_cairn_pulls_no_store_server_or_provider_sdk() -> None:
     )
     assert pulled == []
     assert sorted(m for m in loaded if m.startswith("cairn")) == ["cairn", "cairn.version"]
+
+
+def test_an_in_memory_app_needs_no_store_or_server_package() -> None:
+    code = (
+        "import json, sys\n"
+        "from cairn import Agent, InMemoryRunner, InMemorySessionService, InMemoryMemoryService\n"
+        "from cairn import InMemoryArtifactService, InMemoryCredentialService, Workflow\n"
+        "InMemoryRunner(agent=Agent(name='a', model='gemini-2.5-flash'), app_name='app')\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    loaded = json.loads(fresh(code))
+    heavy = ("sqlalchemy", "aiosqlite", "asyncpg", "fastapi", "starlette", "uvicorn")
+    assert sorted(m for m in loaded if m.split(".")[0] in heavy) == []
+
+
+def test_the_sql_stores_resolve_from_their_packages() -> None:
+    code = (
+        "from cairn.sessions import SqliteSessionService, DatabaseSessionService, SchemaError\n"
+        "from cairn.sessions import UnsupportedStoreUrlError\n"
+        "from cairn.memory import PostgresMemoryService, SemanticSqliteMemoryService\n"
+        "from cairn.artifacts import SessionStoreArtifactService\n"
+        "from cairn.auth import SessionStoreCredentialService\n"
+        "print(SqliteSessionService.__module__)"
+    )
+    assert fresh(code).strip() == "cairn.sessions.sqlite_session_service"
 
 
 def test_every_public_name_resolves_in_a_fresh_process() -> None:
@@ -84,6 +110,7 @@ def test_a_layers_package_is_an_attribute_of_cairn(package: str) -> None:
     assert fresh(code).strip() == f"cairn.{package}"
     module = importlib.import_module(f"cairn.{package}")
     assert all(getattr(module, name) is not None for name in module.__all__)
+    assert set(module.__all__) <= set(dir(module))
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
