@@ -10,6 +10,7 @@ import sys
 import click
 import click.testing
 import pytest
+from tests.support.waiting import BOUND_SECONDS
 
 from cairn.cli import COMMANDS, main
 from cairn.cli._lazy_group import LazyCommand, LazyGroup
@@ -30,7 +31,7 @@ def modules_after(*args: str) -> set[str]:
         [sys.executable, "-c", SHOW_MODULES, *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=BOUND_SECONDS,
         check=True,
     )
     return set(json.loads(done.stderr.strip().splitlines()[-1]))
