@@ -136,9 +136,9 @@ def find_elsewhere(requested: str, name: str) -> Any:
     import cairn
 
     for candidate in (cairn, *(importlib.import_module(f"cairn.{p}") for p in SEARCHED)):
-        if name in vars(candidate):
+        if name in dir(candidate):  # dir(): cairn's lazy names are listed before first use
             ALIASED.add(f"{requested}.{name} -> {candidate.__name__}")
-            return vars(candidate)[name]
+            return getattr(candidate, name)
     raise AttributeError(f"module {requested!r} has no attribute {name!r} (nor has cairn)")
 
 
@@ -171,10 +171,19 @@ def alias_missing() -> None:
     sys.meta_path.insert(0, AliasFinder())
     for package in ("", *(f".{p}" for p in SEARCHED)):
         module = importlib.import_module(f"cairn{package}")
-        if "__getattr__" not in vars(module):
-            module.__getattr__ = (  # type: ignore[method-assign]
-                lambda name, requested=module.__name__: find_elsewhere(requested, name)
-            )
+        own = vars(module).get("__getattr__")  # a package's lazy names come first
+        module.__getattr__ = (  # type: ignore[method-assign]
+            lambda name, requested=module.__name__, own=own: own_or_elsewhere(own, requested, name)
+        )
+
+
+def own_or_elsewhere(own: Any, requested: str, name: str) -> Any:
+    if own is not None:
+        try:
+            return own(name)
+        except AttributeError:
+            pass
+    return find_elsewhere(requested, name)
 
 
 # ---------------------------------------------------------------------------------------

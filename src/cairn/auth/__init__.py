@@ -5,7 +5,14 @@ A tool describes what it needs with an ``AuthConfig`` (an OpenAPI-style
 prepares what a user is asked, without secrets; ``complete_credential`` turns
 the answer into a usable ``AuthCredential``; a credential service keeps it per
 app and user.
+
+``SessionStoreCredentialService`` is imported when first asked for: it needs SQLAlchemy.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from cairn.auth.auth_credential import (
     AuthCredential,
@@ -44,7 +51,6 @@ from cairn.auth.credential_service import (
     EncryptionKey,
     InMemoryCredentialService,
     SessionStateCredentialService,
-    SessionStoreCredentialService,
     new_encryption_key,
 )
 from cairn.auth.errors import (
@@ -66,6 +72,27 @@ from cairn.auth.oauth2 import (
     uses_oauth2,
 )
 from cairn.auth.redaction import user_request, without_secrets
+
+if TYPE_CHECKING:
+    from cairn.auth.credential_service import SessionStoreCredentialService
+
+_LAZY = {
+    "SessionStoreCredentialService": "cairn.auth.credential_service",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "EXPIRY_SKEW_SECONDS",

@@ -4,19 +4,57 @@ from __future__ import annotations
 
 import click
 
-from cairn import __version__
-from cairn.cli.create import create
-from cairn.cli.eval import eval_group
-from cairn.cli.eval_set import eval_set
-from cairn.cli.info import info
-from cairn.cli.migrate import migrate
-from cairn.cli.run import run
-from cairn.cli.serve import api_server, web
-from cairn.cli.sessions import sessions
-from cairn.cli.verify import verify
+from cairn.cli._lazy_group import LazyCommand, LazyGroup
+from cairn.version import __version__
+
+# Each command's module is imported when that command runs; `cairn --help` shows these
+# summaries (the first paragraph of each command's help; tests/cli checks they agree).
+COMMANDS = {
+    "api-server": LazyCommand(
+        "cairn.cli.serve:api_server",
+        "Serve the agents under PATH over HTTP: ADK's api_server routes and cairn's own.",
+    ),
+    "create": LazyCommand(
+        "cairn.cli.create:create",
+        "Create an agent project NAME: an agent with one tool, and a test that needs no API key.",
+    ),
+    "eval": LazyCommand(
+        "cairn.cli.eval:eval_group",
+        "Evaluate an agent on eval sets (ADK's *.evalset.json and *.test.json files).",
+    ),
+    "eval_set": LazyCommand(
+        "cairn.cli.eval_set:eval_set",
+        "Make eval sets, saved as AGENT_DIR/<EVAL_SET_ID>.evalset.json (as ADK saves them).",
+    ),
+    "info": LazyCommand(
+        "cairn.cli.info:info", "Show the installed version and the everyday imports."
+    ),
+    "migrate": LazyCommand(
+        "cairn.cli.migrate:migrate",
+        "Create or upgrade a session store's schema in place, and say what was done.",
+    ),
+    "run": LazyCommand(
+        "cairn.cli.run:run", "Talk to the agent or workflow defined in PATH, in this terminal."
+    ),
+    "sessions": LazyCommand(
+        "cairn.cli.sessions:sessions", "List, show, export and import the sessions of a store."
+    ),
+    "verify": LazyCommand(
+        "cairn.cli.verify:verify",
+        "Check that stored state equals the fold of the log, and report each difference.",
+    ),
+    "web": LazyCommand(
+        "cairn.cli.serve:web",
+        "Serve the agents under PATH with the dev web UI at / (and the HTTP API).",
+    ),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="cairn")
 def main() -> None:
     """cairn: agents whose execution is an append-only event log.
@@ -46,15 +84,4 @@ def main() -> None:
     """
 
 
-main.add_command(create)
-main.add_command(eval_group)
-main.add_command(eval_set)
-main.add_command(info)
-main.add_command(migrate)
-main.add_command(run)
-main.add_command(sessions)
-main.add_command(api_server)
-main.add_command(web)
-main.add_command(verify)
-
-__all__ = ["main"]
+__all__ = ["COMMANDS", "main"]

@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-import jsonschema
 from google.genai import types
 from pydantic import Field
 
@@ -376,6 +375,8 @@ def schema_problem(schema: dict[str, Any] | None, value: Any) -> str | None:
     """Why ``value`` does not match the JSON ``schema`` (None if it does, or no schema)."""
     if schema is None:
         return None
+    import jsonschema  # here, not at the top: only an answer to a schema'd pause needs it
+
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(value)
     )

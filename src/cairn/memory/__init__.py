@@ -1,14 +1,45 @@
-"""Memory: what users said in past sessions, searchable per app and user."""
+"""Memory: what users said in past sessions, searchable per app and user.
+
+The services kept in a database or needing an embedding model are imported when first asked
+for, so the in-memory service needs neither SQLAlchemy nor the semantic extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from cairn.memory.base_memory_service import BaseMemoryService
 from cairn.memory.embedder import BaseEmbedder
 from cairn.memory.errors import EmbeddingMismatchError, SemanticSearchUnavailableError
 from cairn.memory.in_memory_memory_service import InMemoryMemoryService
 from cairn.memory.memory_entry import MemoryEntry, SearchMemoryResponse
-from cairn.memory.minilm_embedder import MiniLmEmbedder
-from cairn.memory.postgres_memory_service import PostgresMemoryService
-from cairn.memory.semantic_sqlite_memory_service import SemanticSqliteMemoryService
 from cairn.memory.sqlite_memory_service import SqliteMemoryService
+
+if TYPE_CHECKING:
+    from cairn.memory.minilm_embedder import MiniLmEmbedder
+    from cairn.memory.postgres_memory_service import PostgresMemoryService
+    from cairn.memory.semantic_sqlite_memory_service import SemanticSqliteMemoryService
+
+_LAZY = {
+    "MiniLmEmbedder": "cairn.memory.minilm_embedder",
+    "PostgresMemoryService": "cairn.memory.postgres_memory_service",
+    "SemanticSqliteMemoryService": "cairn.memory.semantic_sqlite_memory_service",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "BaseEmbedder",

@@ -1,4 +1,13 @@
-"""Sessions, scoped state and the stores that keep them."""
+"""Sessions, scoped state and the stores that keep them.
+
+The SQL stores (``SqliteSessionService``, ``DatabaseSessionService``) and their errors are
+imported when first asked for: they need SQLAlchemy, and ``InMemorySessionService`` does not.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from cairn.errors import (
     AlreadyExistsError,
@@ -11,15 +20,38 @@ from cairn.errors import (
 )
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
-from cairn.sessions.database_session_service import DatabaseSessionService
 from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.lease import SessionLease
 from cairn.sessions.paging import EventPage, SessionPage
 from cairn.sessions.session import Session
-from cairn.sessions.sql.engines import UnsupportedStoreUrlError
-from cairn.sessions.sql.migrate import SchemaError
-from cairn.sessions.sqlite_session_service import SqliteSessionService
 from cairn.sessions.state import State, StateSchemaError
+
+if TYPE_CHECKING:
+    from cairn.sessions.database_session_service import DatabaseSessionService
+    from cairn.sessions.sql.engines import UnsupportedStoreUrlError
+    from cairn.sessions.sql.migrate import SchemaError
+    from cairn.sessions.sqlite_session_service import SqliteSessionService
+
+_LAZY = {
+    "DatabaseSessionService": "cairn.sessions.database_session_service",
+    "SchemaError": "cairn.sessions.sql.migrate",
+    "SqliteSessionService": "cairn.sessions.sqlite_session_service",
+    "UnsupportedStoreUrlError": "cairn.sessions.sql.engines",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AlreadyExistsError",

@@ -15,6 +15,9 @@ from cairn.errors import InvalidIdError
 MAX_ID_LENGTH = 128
 """Longest app name, user id or session id, in characters."""
 
+CREDENTIAL_KEY_LENGTH = 255
+"""Longest credential key, in characters (the stores' column and the credential services)."""
+
 _FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 

@@ -14,7 +14,8 @@ from cairn.auth.credential_completion import check_credential
 from cairn.auth.errors import CredentialRefreshError, InvalidCredentialError
 from cairn.auth.oauth2 import client_credentials_token, is_expired, refresh, uses_client_credentials
 from cairn.errors import LimitExceededError
-from cairn.sessions.sql.schema import CREDENTIAL_KEY_LENGTH, KEY_LENGTH
+from cairn.sessions.ids import CREDENTIAL_KEY_LENGTH
+from cairn.sessions.ids import MAX_ID_LENGTH as KEY_LENGTH
 
 logger = logging.getLogger(__name__)
 

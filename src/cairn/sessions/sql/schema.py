@@ -43,7 +43,7 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeEngine
 
-from cairn.sessions.ids import MAX_ID_LENGTH
+from cairn.sessions.ids import CREDENTIAL_KEY_LENGTH, MAX_ID_LENGTH
 
 KEY_LENGTH = MAX_ID_LENGTH
 """Longest app name, user id, session id, event id and invocation id, in characters."""
@@ -137,9 +137,6 @@ leases = Table(
     # Bumped by every acquisition that is not a renewal; appends under a lease check it.
     Column("generation", BigInteger, nullable=False, server_default="0"),
 )
-
-CREDENTIAL_KEY_LENGTH = 255
-"""Longest credential key, in characters."""
 
 
 class _Utf8Varbinary(mysql.VARBINARY):
