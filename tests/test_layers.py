@@ -45,6 +45,7 @@ LEVEL = {
     "integrations": 8,
     "labs": 8,
     "version": 0,
+    "lazy_names": 0,
     "evaluation": 9,
 }
 TOP_LEVEL_USERS = {"cli", "server", "web", "testing"}  # may import the `cairn` facade

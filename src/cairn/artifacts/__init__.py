@@ -6,8 +6,7 @@ first asked for: it needs SQLAlchemy, and the in-memory and file services do not
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cairn.artifacts.base_artifact_service import ArtifactVersion, BaseArtifactService
 from cairn.artifacts.errors import (
@@ -17,6 +16,7 @@ from cairn.artifacts.errors import (
 )
 from cairn.artifacts.file_artifact_service import FileArtifactService
 from cairn.artifacts.in_memory_artifact_service import InMemoryArtifactService
+from cairn.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from cairn.artifacts.session_store_artifact_service import SessionStoreArtifactService
@@ -26,17 +26,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -11,8 +11,7 @@ app and user.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cairn.auth.auth_credential import (
     AuthCredential,
@@ -72,6 +71,7 @@ from cairn.auth.oauth2 import (
     uses_oauth2,
 )
 from cairn.auth.redaction import user_request, without_secrets
+from cairn.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from cairn.auth.credential_service import SessionStoreCredentialService
@@ -81,17 +81,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -6,9 +6,9 @@ for, so the in-memory service needs neither SQLAlchemy nor the semantic extra.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cairn.lazy_names import lazy_names
 from cairn.memory.base_memory_service import BaseMemoryService
 from cairn.memory.embedder import BaseEmbedder
 from cairn.memory.errors import EmbeddingMismatchError, SemanticSearchUnavailableError
@@ -28,17 +28,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

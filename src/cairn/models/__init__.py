@@ -6,9 +6,9 @@ used, as in ADK: their SDKs are extras, and ``import cairn.models`` needs none o
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cairn.lazy_names import lazy_names
 from cairn.models.base_llm import BaseLlm
 from cairn.models.llm_capabilities import LlmCapabilities
 from cairn.models.llm_request import LlmRequest
@@ -37,13 +37,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -6,8 +6,7 @@ imported when first asked for: they need SQLAlchemy, and ``InMemorySessionServic
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cairn.errors import (
     AlreadyExistsError,
@@ -18,6 +17,7 @@ from cairn.errors import (
     SessionNotFoundError,
     StaleSessionError,
 )
+from cairn.lazy_names import lazy_names
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig, ListSessionsResponse
 from cairn.sessions.in_memory_session_service import InMemorySessionService
@@ -40,17 +40,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

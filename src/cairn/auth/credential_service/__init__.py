@@ -6,8 +6,7 @@ when first asked for: it needs SQLAlchemy, and the in-memory service does not.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cairn.auth.credential_service._stored_form import EncryptionKey, new_encryption_key
 from cairn.auth.credential_service.base_credential_service import (
@@ -18,6 +17,7 @@ from cairn.auth.credential_service.in_memory_credential_service import InMemoryC
 from cairn.auth.credential_service.session_state_credential_service import (
     SessionStateCredentialService,
 )
+from cairn.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from cairn.auth.credential_service.session_store_credential_service import (
@@ -29,17 +29,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
