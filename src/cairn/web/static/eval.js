@@ -149,6 +149,8 @@ export function evalTab({ root, context, toast, fail, sessionsChanged, openSessi
   async function createSet() {
     const id = newSetId.value.trim();
     if (!id) return newSetId.focus();
+    await appChanged(); // the app shown may be newer than the one this tab has loaded
+    if (!state.app) return toast("Choose an app first.", "error");
     try {
       await api.createEvalSet(state.app, id);
       newSetId.value = "";
