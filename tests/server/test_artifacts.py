@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+
 import httpx
 from google.genai import types
 from tests.server.harness import run_body, server_app
+
+from cairn.sessions.lease import SessionLease
 
 BASE = "/apps/echo/users/ada/sessions/s/artifacts"
 
@@ -47,3 +51,74 @@ async def test_missing_artifacts_versions_and_sessions_are_404(api: httpx.AsyncC
         "query",
         "version",
     ]
+
+
+CAIRN = "/cairn" + BASE
+
+
+async def test_an_uploaded_file_is_the_next_version_and_an_event_names_it(
+    api: httpx.AsyncClient,
+) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    await api.post("/run", json=run_body("echo", "s", "save first"))
+    png = base64.b64encode(b"\x89PNG\r\n").decode()
+    upload = {"filename": "note.txt", "artifact": {"text": "uploaded"}}
+    answer = await api.post(CAIRN, json=upload)
+    assert answer.status_code == 200
+    assert answer.json()["filename"] == "note.txt" and answer.json()["version"] == 1
+    picture = {
+        "filename": "user:pic.png",
+        "artifact": {"inlineData": {"mimeType": "image/png", "data": png}},
+    }
+    assert (await api.post(CAIRN, json=picture)).json()["version"] == 0
+    assert (await api.get(BASE + "/note.txt")).json() == {"text": "uploaded"}
+    assert (await api.get(BASE + "/user:pic.png")).json()["inlineData"]["data"] == png
+
+    session = (await api.get("/apps/echo/users/ada/sessions/s")).json()
+    uploads = [
+        e for e in session["events"] if e["author"] == "user" and e["actions"]["artifactDelta"]
+    ]
+    assert [e["actions"]["artifactDelta"] for e in uploads] == [
+        {"note.txt": 1},
+        {"user:pic.png": 0},
+    ]
+    assert uploads[0]["id"] == answer.json()["eventId"]
+
+    listed = (await api.get(CAIRN)).json()
+    assert [(a["filename"], a["scope"]) for a in listed] == [
+        ("note.txt", "session"),
+        ("user:pic.png", "user"),
+    ]
+    assert [v["version"] for v in listed[0]["versions"]] == [0, 1]
+    assert listed[1]["versions"][0].get("mimeType") == "image/png", listed
+    # A user: artifact is the user's: another session of theirs lists it too.
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "t"})
+    other = (await api.get("/cairn/apps/echo/users/ada/sessions/t/artifacts")).json()
+    assert [a["filename"] for a in other] == ["user:pic.png"]
+
+
+async def test_an_upload_that_is_too_large_busy_or_bad_saves_nothing(
+    api: httpx.AsyncClient,
+) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    service = server_app(api).state.cairn.sessions
+    limit = server_app(api).state.cairn.settings.max_body_bytes
+    big = {"filename": "big.bin", "artifact": {"text": "x" * limit}}
+    too_large = await api.post(CAIRN, json=big)
+    assert too_large.status_code == 413 and "limit" in too_large.json()["detail"]
+    no_part = await api.post(CAIRN, json={"filename": "x.txt", "artifact": {}})
+    assert no_part.status_code == 422
+    bad_base64 = {"filename": "x.bin", "artifact": {"inlineData": {"data": "not base64!"}}}
+    assert (await api.post(CAIRN, json=bad_base64)).status_code == 422
+    held = await service.acquire_session_lease(
+        app_name="echo", user_id="ada", session_id="s", holder="a-run", ttl=30
+    )
+    assert isinstance(held, SessionLease)
+    busy = await api.post(CAIRN, json={"filename": "x.txt", "artifact": {"text": "x"}})
+    assert busy.status_code == 409 and "busy" in busy.json()["detail"]
+    assert (await api.get(BASE)).json() == []
+    assert (await api.get("/apps/echo/users/ada/sessions/s")).json()["events"] == []
+    missing = await api.post(
+        "/cairn/apps/echo/users/ada/sessions/none/artifacts", json=big | {"artifact": {"text": "x"}}
+    )
+    assert missing.status_code == 404

@@ -115,3 +115,28 @@ async def test_invalid_bodies_are_422_naming_the_field(api: httpx.AsyncClient) -
         BASE, content=b'{"state": {"bad": NaN}}', headers={"content-type": "application/json"}
     )
     assert nan.status_code == 422 and "'bad'" in nan.json()["detail"]
+
+
+async def test_patch_removes_keys_in_the_same_event(api: httpx.AsyncClient) -> None:
+    await api.post(BASE, json={"sessionId": "s1", "state": {"a": 1, "b": 2, "user:c": 3}})
+    patched = await api.patch(
+        BASE + "/s1", json={"stateDelta": {"a": 10}, "removedStateKeys": ["b", "user:c"]}
+    )
+    assert patched.status_code == 200
+    assert patched.json()["state"] == {"a": 10}
+    (event,) = patched.json()["events"]
+    assert event["author"] == "user"
+    assert event["actions"]["removedStateKeys"] == ["b", "user:c"]
+    assert patched.json() == await python_session(api, "s1")
+    verified = await api.get("/cairn" + BASE + "/s1/verify")
+    assert verified.json() == {"ok": True, "differences": []}
+
+
+async def test_patch_refuses_a_key_both_set_and_removed_and_stores_nothing(
+    api: httpx.AsyncClient,
+) -> None:
+    await api.post(BASE, json={"sessionId": "s1", "state": {"a": 1}})
+    both = await api.patch(BASE + "/s1", json={"stateDelta": {"a": 2}, "removedStateKeys": ["a"]})
+    assert both.status_code == 422 and "'a'" in both.json()["detail"][0]["msg"]
+    session = (await api.get(BASE + "/s1")).json()
+    assert session["state"] == {"a": 1} and session["events"] == []

@@ -12,7 +12,7 @@ from fastapi import Depends, Request
 from cairn.errors import SessionNotFoundError
 from cairn.events.event import Event
 from cairn.runners.runner import Runner
-from cairn.server.invocations import Invocation
+from cairn.server.invocations import Invocation, RunningInvocations, SessionKey
 from cairn.server.registry import AppRegistry
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
@@ -30,6 +30,8 @@ class ServerContext:
     apps: AppRegistry
     invocations: set[asyncio.Task[None]] = dataclasses.field(default_factory=set)
     """The invocations running now, listened to or not (their client may have left)."""
+    running: RunningInvocations = dataclasses.field(default_factory=RunningInvocations)
+    """The same invocations by session and invocation id, once their first event is in."""
 
     @property
     def sessions(self) -> BaseSessionService:
@@ -53,9 +55,12 @@ class ServerContext:
             )
         return session
 
-    def invoke(self, events: AsyncGenerator[Event, None]) -> Invocation:
-        """Run ``events`` (a Runner's ``run_async``) in a task the server tracks until it ends."""
-        return Invocation(events, self.invocations)
+    def invoke(
+        self, events: AsyncGenerator[Event, None], session: SessionKey | None = None
+    ) -> Invocation:
+        """Run ``events`` (a Runner's ``run_async``) in a task the server tracks until it ends;
+        with ``session``, indexed in ``running`` so that it can be stopped."""
+        return Invocation(events, self.invocations, self.running, session)
 
     async def end_invocations(self) -> None:
         """At shutdown: stop the invocations still running (what they committed stays)."""

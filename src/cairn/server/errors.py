@@ -51,6 +51,10 @@ class InvalidRequestError(CairnError, ValueError):
     """A request that is well-formed JSON but asks for something impossible."""
 
 
+class NotRunningHereError(CairnError, RuntimeError):
+    """The invocation a request would stop is not running in this server process (409)."""
+
+
 class AuthenticationError(CairnError, PermissionError):
     """The request's credentials are missing or not valid (401); ``challenge`` is the
     ``WWW-Authenticate`` value that tells the client what to send."""
@@ -76,6 +80,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (LeaseLostError, 409),
     (InterruptNotPendingError, 409),
     (InvocationInterruptedError, 409),
+    (NotRunningHereError, 409),
     (InvalidAnswerError, 422),
     (InvalidStateValueError, 422),
     (InvalidEventError, 422),

@@ -3,7 +3,8 @@
 A response reads an invocation's events as they commit. The client may leave (a
 disconnect, a cancelled request) without stopping it: the invocation runs to its end or
 its pause with every event committed, and the server's shutdown finds it in the set of
-tracked tasks (``ServerContext.invocations``).
+tracked tasks (``ServerContext.invocations``). ``RunningInvocations`` indexes them by
+session and invocation id, so that a client can stop one (``Invocation.stop``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from collections.abc import AsyncGenerator
 
 from cairn.events.event import Event
 from cairn.server.errors import is_client_error, report
+
+SessionKey = tuple[str, str, str]
+"""``(app_name, user_id, session_id)``."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,9 +39,19 @@ class Invocation:
     """The Runner's events for one request, produced in a tracked task (its telemetry
     context stays in one task) and handed over through a queue while someone listens."""
 
-    def __init__(self, events: AsyncGenerator[Event, None], tracked: set[asyncio.Task[None]]):
+    def __init__(
+        self,
+        events: AsyncGenerator[Event, None],
+        tracked: set[asyncio.Task[None]],
+        running: RunningInvocations | None = None,
+        session: SessionKey | None = None,
+    ):
         self._queue: asyncio.Queue[Event | Failed | _End] = asyncio.Queue()
         self._listening = True
+        self._running = running
+        self.session = session
+        self.invocation_id: str | None = None
+        """Known from the first event (the Runner chooses it); then ``running`` indexes it."""
         self.task = asyncio.create_task(self._run(events))
         tracked.add(self.task)
         self.task.add_done_callback(tracked.discard)
@@ -46,6 +60,8 @@ class Invocation:
         try:
             async with contextlib.aclosing(events):
                 async for event in events:
+                    if self.invocation_id is None:
+                        self._found(event.invocation_id)
                     if self._listening:
                         self._queue.put_nowait(event)
         except Exception as error:
@@ -54,7 +70,20 @@ class Invocation:
             elif not is_client_error(error):
                 report(error)  # nobody listens any more: the log is where it goes
         finally:
+            if self._running is not None and self.session is not None and self.invocation_id:
+                self._running.forget(self.session, self.invocation_id, self)
             self._queue.put_nowait(_END)
+
+    def _found(self, invocation_id: str) -> None:
+        self.invocation_id = invocation_id
+        if self._running is not None and self.session is not None and invocation_id:
+            self._running.add(self.session, invocation_id, self)
+
+    async def stop(self) -> None:
+        """Cancel the invocation and wait until it has ended: what it committed stays, and
+        nothing more is committed. Its listener's stream ends."""
+        self.task.cancel()
+        await asyncio.wait([self.task])
 
     async def next(self) -> Event | Failed | None:
         """The next event, the failure that ended the invocation, or ``None`` at its end."""
@@ -80,3 +109,25 @@ class Invocation:
             item = self._queue.get_nowait()
             if isinstance(item, Failed) and not is_client_error(item.error):
                 report(item.error)
+
+
+class RunningInvocations:
+    """The invocations this process runs now, by session and invocation id."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str, str, str], Invocation] = {}
+
+    def add(self, session: SessionKey, invocation_id: str, invocation: Invocation) -> None:
+        self._by_key[(*session, invocation_id)] = invocation
+
+    def forget(self, session: SessionKey, invocation_id: str, invocation: Invocation) -> None:
+        if self._by_key.get((*session, invocation_id)) is invocation:
+            del self._by_key[(*session, invocation_id)]
+
+    def find(self, session: SessionKey, invocation_id: str) -> Invocation | None:
+        """The running invocation, or None when this process does not run it."""
+        return self._by_key.get((*session, invocation_id))
+
+    def of_session(self, session: SessionKey) -> list[str]:
+        """The ids of the session's invocations running in this process."""
+        return [key[3] for key in self._by_key if key[:3] == session]

@@ -14,6 +14,7 @@ from pydantic import (
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 from starlette.responses import Response
@@ -46,6 +47,7 @@ def _the_users(message: types.Content) -> types.Content:
 
 NewMessageJSON = Annotated[types.Content, WrapValidator(_contained), AfterValidator(_the_users)]
 EventJSON = Annotated[Event, WrapValidator(_contained)]
+PartJSON = Annotated[types.Part, WrapValidator(_contained)]
 
 
 class Body(BaseModel):
@@ -61,7 +63,22 @@ class CreateSessionRequest(Body):
 
 
 class UpdateSessionRequest(Body):
+    """ADK's body (``stateDelta``, required as in ADK: ``{}`` to only remove), and cairn's
+    ``removedStateKeys``: keys (with their scope prefix, as in state) the same event deletes.
+    A key may not be in both."""
+
     state_delta: dict[str, Any]
+    removed_state_keys: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _set_or_removed(self) -> UpdateSessionRequest:
+        both = sorted(set(self.state_delta) & set(self.removed_state_keys or ()))
+        if both:
+            raise ValueError(
+                f"{', '.join(repr(k) for k in both)} cannot be both set (stateDelta) and "
+                "removed (removedStateKeys) by one update; send one of the two"
+            )
+        return self
 
 
 class RunAgentRequest(Body):
@@ -84,6 +101,14 @@ class AnswerInterruptRequest(Body):
 
     response: Any = None
     streaming: bool = False
+
+
+class UploadArtifactRequest(Body):
+    """An artifact version to save: ``artifact`` is a ``Part`` with ``text``, or with
+    ``inlineData`` (``mimeType`` and base64 ``data``)."""
+
+    filename: Annotated[str, Field(min_length=1, max_length=255)]
+    artifact: PartJSON
 
 
 class RewindRequest(Body):
@@ -191,6 +216,37 @@ class StateDifferenceJSON(Reply):
     stored: Any = None
     expected: Any = None
     description: str
+
+
+class RunningInvocationsJSON(Reply):
+    invocation_ids: list[str]
+
+
+class StoppedInvocation(Reply):
+    invocation_id: str
+    stopped: bool
+
+
+class ArtifactVersionJSON(Reply):
+    """A version's number, time, type and metadata (its canonical URI, which may name a
+    server path, is not sent)."""
+
+    version: int
+    create_time: float
+    mime_type: str | None = None
+    custom_metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ArtifactListing(Reply):
+    filename: str
+    scope: Literal["session", "user"]
+    versions: list[ArtifactVersionJSON]
+
+
+class ArtifactUpload(Reply):
+    filename: str
+    version: int
+    event_id: str
 
 
 class VerifyReport(Reply):

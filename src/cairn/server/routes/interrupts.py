@@ -67,11 +67,11 @@ async def answer_interrupt(
             invocation_id=interrupt.invocation_id,
             run_config=config,
         )
-        return await event_stream(ctx.invoke(events))
+        return await event_stream(ctx.invoke(events, (app_name, user_id, session_id)))
     response = body.response if isinstance(body.response, dict) else {"result": body.response}
     answer = types.FunctionResponse(id=interrupt.id, name=interrupt.name, response=response)
     message = types.Content(role="user", parts=[types.Part(function_response=answer)])
     events = runner.run_async(
         user_id=user_id, session_id=session_id, new_message=message, run_config=config
     )
-    return await event_stream(ctx.invoke(events))
+    return await event_stream(ctx.invoke(events, (app_name, user_id, session_id)))

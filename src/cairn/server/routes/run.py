@@ -73,13 +73,17 @@ async def _with_http_fixes(events: AsyncGenerator[Event, None]) -> AsyncGenerato
         ) from None
 
 
+def _key(request: RunAgentRequest) -> tuple[str, str, str]:
+    return (request.app_name, request.user_id, request.session_id)
+
+
 @router.post(
     "/run",
     summary="Run an invocation; returns its events (each already committed)",
     responses=ok(list[Event], 400, 404, 409, 413, 422),
 )
 async def run(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
-    invocation = ctx.invoke(await run_events(ctx, body, caller, streaming=False))
+    invocation = ctx.invoke(await run_events(ctx, body, caller, streaming=False), _key(body))
     return events_response(await invocation.collect())
 
 
@@ -91,4 +95,4 @@ async def run(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
 )
 async def run_sse(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
     events = await run_events(ctx, body, caller, streaming=body.streaming)
-    return await event_stream(ctx.invoke(events))
+    return await event_stream(ctx.invoke(events, _key(body)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
@@ -20,7 +19,7 @@ from cairn.server.models import (
     ok,
     session_json,
 )
-from cairn.sessions.lease import bind_lease, hold_session, lease_holder
+from cairn.server.user_events import append_user_event, held_session
 from cairn.sessions.session import Session
 
 router = APIRouter(tags=["sessions"], responses=SERVER_ERRORS)
@@ -124,7 +123,8 @@ async def delete_session(app_name: str, user_id: str, session_id: str, ctx: Serv
 
 @router.patch(
     SESSIONS + "/{session_id}",
-    summary="Change state: appends a user event carrying stateDelta (409 while a run holds it)",
+    summary="Change state: appends a user event carrying stateDelta and removedStateKeys "
+    "(409 while a run holds it)",
     response_model=None,
     responses=ok(Session, 400, 404, 409, 413, 422),
 )
@@ -136,26 +136,12 @@ async def update_session(
     session_id: str,
     body: UpdateSessionRequest,
 ) -> Any:
-    check_state_writes(caller, body.state_delta)
+    removed = body.removed_state_keys or []
+    check_state_writes(caller, body.state_delta, dict.fromkeys(removed))
     await ctx.session_head(app_name, user_id, session_id)
-    lease = hold_session(
-        ctx.sessions,
-        app_name=app_name,
-        user_id=user_id,
-        session_id=session_id,
-        holder=lease_holder(f"state-update-{uuid.uuid4().hex[:12]}"),
-        wait=0.0,
-        ttl=ctx.settings.lease_ttl,
-    )
-    async with lease as held:
-        session = await ctx.session_head(app_name, user_id, session_id)
-        bind_lease(session, held)
-        event = Event(
-            invocation_id=f"p-{uuid.uuid4()}",
-            author="user",
-            actions=EventActions(state_delta=dict(body.state_delta)),
-        )
-        await ctx.sessions.append_event(session, event)
+    actions = EventActions(state_delta=dict(body.state_delta), removed_state_keys=removed or None)
+    async with held_session(ctx, app_name, user_id, session_id) as session:
+        await append_user_event(ctx, session, actions)
     updated = await ctx.sessions.get_session(
         app_name=app_name, user_id=user_id, session_id=session_id
     )
