@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import pydantic_core
@@ -23,6 +24,7 @@ from cairn.sessions.lease import SessionLease
 from cairn.sessions.paging import Direction, EventPage, SessionPage
 from cairn.sessions.scopes import apply_to_state, split_by_scope, stored_form, without_temp
 from cairn.sessions.session import Session
+from cairn.sessions.session_info import SessionInfo, SessionLineage
 
 DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
 
@@ -304,6 +306,7 @@ class BaseSessionService(abc.ABC):
             initial_state=fork_initial,
             state=session_state_of(initial, events),
             events=events,
+            forked_from=SessionLineage(session_id, events[-1].id if events else None),
         )
 
     async def import_session(
@@ -368,15 +371,35 @@ class BaseSessionService(abc.ABC):
         state: dict[str, Any],
         events: list[Event],
         last_update_time: float | None = None,
+        forked_from: SessionLineage | None = None,
     ) -> Session:
         """Create a session holding ``events`` as they are, in one step, last updated at
-        ``last_update_time`` (default: now).
+        ``last_update_time`` (default: now), and for a fork its lineage (``forked_from``).
 
         ``state``'s session keys are the session's own state; its ``app:`` and
         ``user:`` keys, if any, are written to the shared scopes in the same step
         (``fork_session`` passes none). The events' changes are history, not
         applied again. Raises ``SessionAlreadyExistsError`` for a taken id.
         """
+
+    @abc.abstractmethod
+    async def set_session_name(
+        self, *, app_name: str, user_id: str, session_id: str, name: str | None
+    ) -> None:
+        """Give the session a name to be listed by (None or blank: it has none again).
+
+        The name is not state and no event: the log is not touched. Raises
+        ``SessionNotFoundError``, or ``LimitExceededError`` for a name over
+        ``NAME_LENGTH`` characters.
+        """
+
+    @abc.abstractmethod
+    async def get_session_infos(
+        self, *, app_name: str, sessions: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], SessionInfo]:
+        """The name, first user message and lineage of each ``(user_id, session_id)``,
+        read in one bounded step (each session's first ``FIRST_EVENTS`` events at most,
+        never a whole log). Sessions that do not exist are left out."""
 
     async def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections and other resources."""

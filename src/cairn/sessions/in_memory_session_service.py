@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -38,6 +38,13 @@ from cairn.sessions.paging import (
 )
 from cairn.sessions.scopes import event_scopes, merge_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
+from cairn.sessions.session_info import (
+    FIRST_EVENTS,
+    SessionInfo,
+    SessionLineage,
+    checked_name,
+    first_user_text,
+)
 
 _T = TypeVar("_T")
 
@@ -79,6 +86,8 @@ class _StoredSession:
     timestamps: list[float] = field(default_factory=list)
     running_max_timestamps: list[float] = field(default_factory=list)
     """running_max_timestamps[i] = max(timestamps[: i + 1]); sorted, so it can be bisected."""
+    name: str | None = None
+    forked_from: SessionLineage | None = None
 
 
 class InMemorySessionService(BaseSessionService):
@@ -235,6 +244,7 @@ class InMemorySessionService(BaseSessionService):
         state: dict[str, Any],
         events: list[Event],
         last_update_time: float | None = None,
+        forked_from: SessionLineage | None = None,
     ) -> Session:
         raws = [encode_event(event, self.max_event_bytes) for event in events]
         scoped = split_by_scope(state)
@@ -246,6 +256,7 @@ class InMemorySessionService(BaseSessionService):
             state=copy_json(scoped.session),
             last_update_time=time.time() if last_update_time is None else last_update_time,
             revision=len(raws),
+            forked_from=forked_from,
         )
         for raw, event in zip(raws, events, strict=True):
             stored.event_index[event.id] = len(stored.events)
@@ -311,6 +322,39 @@ class InMemorySessionService(BaseSessionService):
             by_id = self._sessions.get((app_name, user_id))
             if by_id is not None:
                 by_id.pop(session_id, None)
+
+    async def set_session_name(
+        self, *, app_name: str, user_id: str, session_id: str, name: str | None
+    ) -> None:
+        check_ids(app_name, user_id, session_id)
+        name = checked_name(name)
+        with self._lock:
+            stored = self._find(app_name, user_id, session_id)
+            if stored is None:
+                raise SessionNotFoundError(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+            stored.name = name
+
+    async def get_session_infos(
+        self, *, app_name: str, sessions: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], SessionInfo]:
+        found: dict[tuple[str, str], tuple[_StoredSession, list[str]]] = {}
+        with self._lock:
+            for user_id, session_id in sessions:
+                stored = self._find(app_name, user_id, session_id)
+                if stored is not None:
+                    found[(user_id, session_id)] = (stored, stored.events[:FIRST_EVENTS])
+        return {
+            owner: SessionInfo(
+                user_id=owner[0],
+                session_id=owner[1],
+                name=stored.name,
+                first_message=first_user_text(Event.model_validate_json(raw) for raw in first),
+                forked_from=stored.forked_from,
+            )
+            for owner, (stored, first) in found.items()
+        }
 
     async def get_initial_state(
         self, *, app_name: str, user_id: str, session_id: str

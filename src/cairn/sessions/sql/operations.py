@@ -37,6 +37,7 @@ from cairn.sessions.sql.schema import (
     USER_SCOPE,
     events,
     leases,
+    session_info,
     sessions,
     state,
 )
@@ -224,8 +225,10 @@ def import_session(
     rows: list[dict[str, Any]],
     event_rows: list[dict[str, Any]],
     now: float,
+    info_row: dict[str, Any] | None = None,
 ) -> None:
-    """Insert a session that already has events (IntegrityError if the id is taken)."""
+    """Insert a session that already has events (IntegrityError if the id is taken), and its
+    info row (a fork's lineage) if given."""
     connection.execute(
         insert(sessions).values(
             app_name=key[0],
@@ -240,6 +243,8 @@ def import_session(
     _upsert(connection, state, rows, "value")
     if event_rows:
         connection.execute(insert(events), event_rows)
+    if info_row is not None:
+        connection.execute(insert(session_info), [info_row])
 
 
 def initial_state(connection: Connection, key: SessionKey) -> dict[str, Any] | None:
@@ -278,6 +283,7 @@ def delete_session(connection: Connection, key: SessionKey) -> None:
         )
     )
     connection.execute(delete(leases).where(_is(leases, key)))
+    connection.execute(delete(session_info).where(_is(session_info, key)))
     connection.execute(delete(sessions).where(_is(sessions, key)))
 
 

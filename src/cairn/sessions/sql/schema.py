@@ -16,6 +16,8 @@
 - ``cairn_artifacts``: one row per saved artifact version (``cairn.artifacts``)
   per app, user, session (``''`` for user-scoped ones) and filename: its bytes,
   MIME type and custom metadata.
+- ``cairn_session_info``: a session's name and, for a fork, its parent session and the
+  last event copied from it (``cairn.sessions.session_info``); deleted with the session.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
 """
@@ -44,6 +46,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeEngine
 
 from cairn.sessions.ids import CREDENTIAL_KEY_LENGTH, MAX_ID_LENGTH
+from cairn.sessions.session_info import NAME_LENGTH
 
 KEY_LENGTH = MAX_ID_LENGTH
 """Longest app name, user id, session id, event id and invocation id, in characters."""
@@ -197,6 +200,20 @@ artifacts = Table(
     Column("create_time", Double, nullable=False),
 )
 
+session_info = Table(
+    "cairn_session_info",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("user_id", String(KEY_LENGTH), primary_key=True),
+    Column("session_id", String(KEY_LENGTH), primary_key=True),
+    Column("name", String(NAME_LENGTH), nullable=True),
+    Column("parent_session_id", String(KEY_LENGTH), nullable=True),
+    Column("parent_event_id", String(KEY_LENGTH), nullable=True),
+)
+
 VERSION_TABLE = "cairn_alembic_version"
 
-TABLES = {table.name: table for table in (sessions, events, state, leases, credentials, artifacts)}
+TABLES = {
+    table.name: table
+    for table in (sessions, events, state, leases, credentials, artifacts, session_info)
+}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import IntegrityError
@@ -33,7 +33,9 @@ from cairn.sessions.paging import (
 )
 from cairn.sessions.scopes import event_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
+from cairn.sessions.session_info import SessionInfo, SessionLineage, checked_name
 from cairn.sessions.sql import operations as ops
+from cairn.sessions.sql import session_infos as infos
 from cairn.sessions.sql.backends import backend_for
 from cairn.sessions.sql.database import Database
 from cairn.sessions.sql.rows import removed_rows, state_rows
@@ -94,6 +96,7 @@ class SqlSessionStore(BaseSessionService):
         state: dict[str, Any],
         events: list[Event],
         last_update_time: float | None = None,
+        forked_from: SessionLineage | None = None,
     ) -> Session:
         key = (app_name, user_id, session_id)
         rows = state_rows(key, split_by_scope(state))
@@ -118,6 +121,7 @@ class SqlSessionStore(BaseSessionService):
                 rows,
                 event_rows,
                 time.time() if last_update_time is None else last_update_time,
+                None if forked_from is None else infos.lineage_row(key, forked_from),
                 write=True,
             )
         except IntegrityError:
@@ -152,6 +156,21 @@ class SqlSessionStore(BaseSessionService):
     async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
         check_ids(app_name, user_id, session_id)
         await self._transaction(ops.delete_session, (app_name, user_id, session_id), write=True)
+
+    async def set_session_name(
+        self, *, app_name: str, user_id: str, session_id: str, name: str | None
+    ) -> None:
+        check_ids(app_name, user_id, session_id)
+        key = (app_name, user_id, session_id)
+        if not await self._transaction(infos.set_name, key, checked_name(name), write=True):
+            raise SessionNotFoundError(app_name=app_name, user_id=user_id, session_id=session_id)
+
+    async def get_session_infos(
+        self, *, app_name: str, sessions: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], SessionInfo]:
+        for user_id, session_id in sessions:
+            check_ids(app_name, user_id, session_id)
+        return await self._transaction(infos.infos, app_name, list(sessions), write=False)
 
     async def get_initial_state(
         self, *, app_name: str, user_id: str, session_id: str
