@@ -9,25 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from google.genai import types
-from tests.server.harness import FAULT_AGENTS, asgi_client, run_body, server_app, uvicorn_server
+from tests.server.harness import FAULT_AGENTS, asgi_client, run_body, server_app
 from tests.support.waiting import BOUND_SECONDS, until, wait_until
 
 SESSION = "/apps/gate/users/ada/sessions/{}"
-
-
-@pytest.fixture(scope="module")
-def gated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    home = tmp_path_factory.mktemp("gated")
-    env = {"CAIRN_AGENTS_DIR": str(FAULT_AGENTS), "CAIRN_STORE": str(home / "sessions.db")}
-    with uvicorn_server(env, log=home / "server.log") as url:
-        yield url
 
 
 def texts(events: list[dict[str, Any]]) -> list[str]:

@@ -128,3 +128,58 @@ async def test_app_description_agent_and_workflow_graph(api: httpx.AsyncClient) 
     assert {"from": "decide", "to": "send", "route": "approved"} in review["graph"]["edges"]
     assert {"from": "__START__", "to": "draft"} in review["graph"]["edges"]
     assert (await api.get("/cairn/apps/nope")).status_code == 404
+
+
+async def test_listed_sessions_carry_names_first_messages_and_fork_lineage(
+    api: httpx.AsyncClient,
+) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "trip"})
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "blank"})
+    await converse(api, "trip", "plan a trip", "to Lisbon")
+    events = (await api.get(CAIRN + "/trip/events")).json()["events"]
+    await api.post(CAIRN + "/trip/fork", json={"upToEventId": events[1]["id"], "newSessionId": "f"})
+    named = await api.put(CAIRN + "/trip/name", json={"name": "  Lisbon  "})
+    assert named.status_code == 200
+    assert named.json() == {
+        "userId": "ada",
+        "sessionId": "trip",
+        "name": "Lisbon",
+        "firstMessage": "plan a trip",
+        "title": "Lisbon",
+    }
+    page = (await api.get(CAIRN)).json()
+    by_id = dict(zip([s["id"] for s in page["sessions"]], page["infos"], strict=True))
+    assert by_id["blank"] == {"userId": "ada", "sessionId": "blank"}
+    assert by_id["f"]["title"] == "plan a trip" and "name" not in by_id["f"]
+    assert by_id["f"]["forkedFrom"] == {
+        "sessionId": "trip",
+        "exists": True,
+        "eventId": events[1]["id"],
+        "title": "Lisbon",
+    }
+    # The parent is named even when it is not on the page; a deleted one is said to be gone.
+    one = (await api.get(CAIRN, params={"limit": 1})).json()
+    assert [s["id"] for s in one["sessions"]] == ["f"]
+    assert one["infos"][0]["forkedFrom"]["title"] == "Lisbon"
+    await api.delete("/apps/echo/users/ada/sessions/trip")
+    orphan = (await api.get(CAIRN + "/f")).json()["info"]
+    assert orphan["forkedFrom"] == {
+        "sessionId": "trip",
+        "exists": False,
+        "eventId": events[1]["id"],
+    }
+    # ADK's own list keeps its exact answer: sessions, no names.
+    adk = (await api.get("/apps/echo/users/ada/sessions")).json()
+    assert {s["id"] for s in adk} == {"blank", "f"} and all("infos" not in s for s in adk)
+
+
+async def test_renaming_refuses_a_long_name_and_a_missing_session(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    long = await api.put(CAIRN + "/s/name", json={"name": "x" * 201})
+    assert long.status_code == 422 and "200" in long.json()["detail"]
+    missing = await api.put(CAIRN + "/nope/name", json={"name": "x"})
+    assert missing.status_code == 404 and "'nope'" in missing.json()["detail"]
+    no_body = await api.put(CAIRN + "/s/name", json={})
+    assert no_body.status_code == 422 and no_body.json()["detail"][0]["loc"] == ["body", "name"]
+    cleared = await api.put(CAIRN + "/s/name", json={"name": None})
+    assert cleared.json() == {"userId": "ada", "sessionId": "s"}

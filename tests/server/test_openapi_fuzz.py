@@ -104,6 +104,7 @@ def test_real_answers_of_every_route_match_the_schema() -> None:
     call("POST", CAIRN_SESSION + "/artifacts", body=upload, **s)
     call("GET", CAIRN_SESSION + "/artifacts", **s)
     call("GET", CAIRN_SESSION + "/invocations/running", **s)
+    call("PUT", CAIRN_SESSION + "/name", body={"name": "A tour"}, **s)
     call("POST", CAIRN_SESSION + "/invocations/{invocation_id}/stop", 409, invocation_id="x", **s)
     call("POST", CAIRN_SESSION + "/rewind", body={"invocationId": first["invocationId"]}, **s)
     call("DELETE", SESSION, 200, **{**echo, "session_id": "other"})

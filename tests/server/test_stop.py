@@ -8,24 +8,14 @@ surely running (mid-call) when the test stops it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-from tests.server.harness import FAULT_AGENTS, run_body, uvicorn_server
+from tests.server.harness import run_body
 from tests.support.waiting import BOUND_SECONDS
 
 SESSION = "/apps/gate/users/ada/sessions/{}"
-
-
-@pytest.fixture(scope="module")
-def gated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    home = tmp_path_factory.mktemp("stop")
-    env = {"CAIRN_AGENTS_DIR": str(FAULT_AGENTS), "CAIRN_STORE": str(home / "sessions.db")}
-    with uvicorn_server(env, log=home / "server.log") as url:
-        yield url
 
 
 def log_of(client: httpx.Client, session: str) -> list[dict[str, Any]]:

@@ -187,16 +187,49 @@ class InvalidInput(Reply):
     detail: list[ValidationIssue] | str
 
 
+class ForkedFromJSON(Reply):
+    """A fork's parent: its id, whether it still exists, its title, and the last event
+    copied from it."""
+
+    session_id: str
+    exists: bool
+    event_id: str | None = None
+    title: str | None = None
+
+
+class SessionInfoJSON(Reply):
+    """What to call a session: ``name`` (given by a user), ``firstMessage`` (its first user
+    message), ``title`` (the name, else that message on one shortened line; absent: show the
+    id), and ``forkedFrom``."""
+
+    user_id: str
+    session_id: str
+    name: str | None = None
+    first_message: str | None = None
+    title: str | None = None
+    forked_from: ForkedFromJSON | None = None
+
+
 class SessionsPage(Reply):
-    """A page of sessions (no events), newest first; ``nextCursor`` fetches the next one."""
+    """A page of sessions (no events), newest first; ``nextCursor`` fetches the next one.
+    ``infos`` names each listed session, in the same order."""
 
     sessions: list[Session]
+    infos: list[SessionInfoJSON]
     next_cursor: str | None = None
     total: int
 
 
+class RenameSessionRequest(Body):
+    """The session's new name; null or blank removes it (the session is then called by its
+    first message)."""
+
+    name: str | None
+
+
 class SessionSummary(Reply):
     session: Session
+    info: SessionInfoJSON
     initial_state: dict[str, Any]
     event_count: int
     rewound_event_ids: list[str]

@@ -13,8 +13,8 @@ from cairn.server.context import Server
 from cairn.server.models import (
     SERVER_ERRORS,
     ArtifactListing,
-    ArtifactVersionJSON,
     ArtifactUpload,
+    ArtifactVersionJSON,
     UploadArtifactRequest,
     camel,
     ok,

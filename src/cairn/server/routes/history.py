@@ -14,13 +14,16 @@ from cairn.server.models import (
     SERVER_ERRORS,
     EventsPage,
     ForkRequest,
+    RenameSessionRequest,
     RewindRequest,
+    SessionInfoJSON,
     SessionsPage,
     SessionSummary,
     VerifyReport,
     ok,
     session_json,
 )
+from cairn.server.session_titles import infos_json
 from cairn.sessions.session import Session
 from cairn.sessions.verify import verify_session
 
@@ -62,8 +65,10 @@ async def list_sessions_page(
         app_name=app_name, user_id=user, limit=limit, cursor=cursor or None
     )
     total = await ctx.sessions.count_sessions(app_name=app_name, user_id=user)
+    owners = [(s.user_id, s.id) for s in page.sessions]
     data: dict[str, Any] = {
         "sessions": [session_json(s, events=False) for s in page.sessions],
+        "infos": await infos_json(ctx, app_name, owners),
         "total": total,
     }
     if page.next_cursor is not None:
@@ -84,8 +89,10 @@ async def session_summary(app_name: str, user_id: str, session_id: str, ctx: Ser
     )
     events = await all_events(ctx, app_name, user_id, session_id)
     rewound = rewound_event_ids(events)
+    (info,) = await infos_json(ctx, app_name, [(user_id, session_id)])
     return {
         "session": session_json(session, events=False),
+        "info": info,
         "initialState": initial or {},
         "eventCount": len(events),
         "rewoundEventIds": [e.id for e in events if e.id in rewound],
@@ -166,6 +173,27 @@ async def fork(
         new_session_id=body.new_session_id,
     )
     return session_json(session, events=False)
+
+
+@router.put(
+    SESSIONS + "/{session_id}/name",
+    summary="Name a session (null or blank: unnamed, called by its first message)",
+    response_model=None,
+    responses=ok(SessionInfoJSON, 400, 404, 413, 422),
+)
+async def rename(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    body: RenameSessionRequest,
+) -> Any:
+    await ctx.apps.check(app_name)
+    await ctx.sessions.set_session_name(
+        app_name=app_name, user_id=user_id, session_id=session_id, name=body.name
+    )
+    (info,) = await infos_json(ctx, app_name, [(user_id, session_id)])
+    return info
 
 
 @router.get(
