@@ -151,6 +151,19 @@ export const api = {
     request("POST", `${cairnSession(app, user, sid)}/rewind`, { invocationId }),
   fork: (app, user, sid, upToEventId) =>
     request("POST", `${cairnSession(app, user, sid)}/fork`, { upToEventId }),
+  // Acting on a session: state edits, names, artifacts, stopping a run.
+  updateState: (app, user, sid, stateDelta, removedStateKeys = []) =>
+    request("PATCH", session(app, user, sid), { stateDelta, removedStateKeys }),
+  rename: (app, user, sid, name) => request("PUT", `${cairnSession(app, user, sid)}/name`, { name }),
+  artifacts: (app, user, sid) => request("GET", `${cairnSession(app, user, sid)}/artifacts`),
+  artifactVersion: (app, user, sid, name, version) =>
+    request("GET", `${session(app, user, sid)}/artifacts/${enc(name)}/versions/${version}`),
+  uploadArtifact: (app, user, sid, filename, artifact) =>
+    request("POST", `${cairnSession(app, user, sid)}/artifacts`, { filename, artifact }),
+  runningInvocations: async (app, user, sid) =>
+    (await request("GET", `${cairnSession(app, user, sid)}/invocations/running`)).invocationIds,
+  stop: (app, user, sid, inv) =>
+    request("POST", `${cairnSession(app, user, sid)}/invocations/${enc(inv)}/stop`),
   // Evaluation (ADK's dev-server routes; the server has them when it serves this UI).
   evalSets: async (app) => (await request("GET", `${dev(app)}/eval-sets`)).evalSetIds,
   createEvalSet: (app, id) =>

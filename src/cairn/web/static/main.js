@@ -1,14 +1,19 @@
 // The dev UI: apps, sessions, chat with streaming, the event timeline with state
 // diffs, the workflow graph, pending interrupts, rewind and fork, and evaluation.
+// Acting on a session lives in its own modules: state edits, artifacts, names, stop.
 
 import { api, apiKey, setUnauthorizedHandler } from "./api.js";
+import { artifactsTab } from "./artifacts.js";
 import { h, icon, pretty } from "./dom.js";
 import { evalTab } from "./eval.js";
 import { interruptCard } from "./forms.js";
 import { renderGraph } from "./graph.js";
+import { lineage, renderSessionHead, sessionTitle } from "./session_names.js";
+import { stateEditor } from "./state_edit.js";
+import { stopRun } from "./stop.js";
 import {
   SCOPES, callText, dateTime, eventKind, eventSummary, invocations, nodeStatuses, parts,
-  short, shortId, splitState, stateChanges, textOf, time,
+  short, shortId, stateChanges, textOf, time,
 } from "./model.js";
 
 const $ = (id) => document.getElementById(id);
@@ -30,6 +35,8 @@ const ui = {
   selectedEventId: null,
   graphInvocation: null,
   running: false,
+  runningInvocation: null, // the streamed run's invocation id, once an event names it
+  infos: new Map(), // session id -> its name, first message and lineage (SessionInfoJSON)
   live: new Map(), // author -> {element, text} of the reply being streamed
   pendingUser: null, // the user's message until the log has it
   tab: "timeline",
@@ -64,6 +71,7 @@ function setStatus() {
     el.textContent = "idle";
   } else el.textContent = "";
   $("send").disabled = ui.running;
+  $("stop").hidden = !ui.running;
   document.body.classList.toggle("is-running", ui.running);
 }
 
@@ -127,6 +135,7 @@ async function loadSessions(reset) {
     ui.sessions = reset ? page.sessions : [...ui.sessions, ...page.sessions.filter((s) => !ui.sessions.some((t) => t.id === s.id))];
     ui.nextCursor = page.nextCursor || null;
     ui.total = page.total ?? ui.sessions.length;
+    for (const info of page.infos || []) ui.infos.set(info.sessionId, info);
   } catch (error) {
     fail(error);
   }
@@ -174,7 +183,8 @@ function sessionItem(session) {
     onclick: () => selectSession(session.id),
     onkeydown: (e) => e.key === "Enter" && selectSession(session.id),
   },
-  h("div", { class: "session-id", title: session.id }, session.id),
+  h("div", { class: "session-id", title: session.id }, sessionTitle(session.id, ui.infos.get(session.id))),
+  lineage(ui.infos.get(session.id), selectSession),
   h("div", { class: "session-meta" }, dateTime(session.lastUpdateTime), keys ? ` · ${keys} state key${keys > 1 ? "s" : ""}` : ""),
   remove);
 }
@@ -225,6 +235,7 @@ async function refreshSession() {
     ]);
     if (sid !== ui.sessionId) return;
     ui.detail = detail;
+    if (detail.info) ui.infos.set(sid, detail.info);
     ui.events = events;
     ui.interrupts = interrupts;
     ui.rewound = new Set(detail.rewoundEventIds || []);
@@ -243,12 +254,14 @@ async function refreshSession() {
 async function runStream(start) {
   if (ui.running) return;
   ui.running = true;
+  ui.runningInvocation = null;
   setStatus();
   const sid = ui.sessionId;
   const seen = new Set(ui.events.map((e) => e.id));
   try {
     await start((event) => {
       if (sid !== ui.sessionId) return;
+      ui.runningInvocation ||= event.invocationId || null;
       if (event.partial) return streamPartial(event);
       const live = ui.live.get(event.author);
       if (live && textOf(event)) {
@@ -267,6 +280,7 @@ async function runStream(start) {
     fail(error);
   } finally {
     ui.running = false;
+    ui.runningInvocation = null;
     ui.live.clear();
     ui.pendingUser = null;
     setStatus();
@@ -354,14 +368,18 @@ async function fork(eventId) {
 
 function renderAll() {
   ui.changes = stateChanges(ui.detail?.initialState || {}, ui.events);
-  $("session-title").textContent = ui.sessionId ? `Session ${ui.sessionId}` : "No session selected";
-  $("session-title").title = ui.sessionId || "";
+  renderSessionHead($("session-head"), {
+    app: ui.app, user: ui.user, sessionId: ui.sessionId, info: ui.infos.get(ui.sessionId),
+    openSession: selectSession, fail,
+    renamed: async (info) => { ui.infos.set(info.sessionId, info); renderAll(); renderSessions(); },
+  });
   renderChat();
   renderInbox();
   renderPendingNotice();
   renderTimeline();
   renderInspector();
-  renderState();
+  stateView.render(ui.detail);
+  if (ui.tab === "artifacts") artifactsView.refresh();
   renderGraphTab();
   setStatus();
 }
@@ -589,20 +607,6 @@ function stateDiffTable(changes) {
   return h("table", { class: "diff" }, h("thead", {}, h("tr", {}, h("th", {}, "key"), h("th", {}, "before"), h("th", {}, "after"))), h("tbody", {}, rows));
 }
 
-function renderState() {
-  const box = $("state-view");
-  if (!ui.detail) return box.replaceChildren(h("div", { class: "empty small" }, "No session selected."));
-  const scoped = splitState(ui.detail.session.state);
-  box.replaceChildren(...SCOPES.map((scope) => {
-    const entries = Object.entries(scoped[scope]);
-    return h("section", { class: "scope", dataset: { scope } },
-      h("h4", {}, scope, h("span", { class: "count" }, String(entries.length))),
-      entries.length
-        ? h("table", { class: "kv" }, entries.map(([k, v]) => h("tr", { dataset: { key: k } }, h("td", { class: "key" }, k), h("td", {}, h("pre", {}, typeof v === "string" ? v : pretty(v))))))
-        : h("p", { class: "muted" }, "empty"));
-  }), h("p", { class: "muted small" }, `${ui.detail.eventCount ?? ui.events.length} events · revision ${ui.detail.session.revision ?? "?"}`));
-}
-
 async function renderGraphTab() {
   const box = $("graph");
   const head = $("graph-head");
@@ -630,6 +634,7 @@ function showTab(name) {
   for (const body of document.querySelectorAll("[data-body]")) body.hidden = body.dataset.body !== name;
   document.body.classList.toggle("wide-panel", name === "eval"); // room for side by side
   if (name === "graph") renderGraphTab();
+  if (name === "artifacts") artifactsView.refresh();
 }
 
 // ---------------------------------------------------------------- evaluation
@@ -642,6 +647,24 @@ const evalView = evalTab({
   sessionsChanged: () => loadSessions(true),
   openSession: (id) => selectSession(id),
 });
+
+// ---------------------------------------------------------------- acting
+
+const stateView = stateEditor({ root: $("state-view"), context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId }), toast, changed: refreshSession });
+const artifactsView = artifactsTab({ root: $("artifacts-view"), context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId }), toast, fail, changed: refreshSession });
+
+async function stop() {
+  const button = $("stop");
+  button.disabled = true;
+  try {
+    const stopped = await stopRun({ app: ui.app, user: ui.user, sessionId: ui.sessionId, invocationId: ui.runningInvocation });
+    if (stopped.length) toast(`Stopped ${shortId(stopped[0])}: what it committed stays; continue it from the inbox.`);
+  } catch (error) {
+    fail(error);
+  } finally {
+    button.disabled = false;
+  }
+}
 
 // ---------------------------------------------------------------- wiring
 
@@ -696,6 +719,7 @@ $("user-id").addEventListener("change", async (event) => {
   await selectSession(null);
 });
 $("new-session").addEventListener("click", newSession);
+$("stop").addEventListener("click", stop);
 $("more-sessions").addEventListener("click", () => loadSessions(false));
 $("composer").addEventListener("submit", (event) => {
   event.preventDefault();
