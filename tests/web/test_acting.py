@@ -206,6 +206,7 @@ def test_a_session_is_named_renamed_and_a_fork_links_to_its_parent(
     item = page.locator(".session-item").first
     expect(item.locator(".session-id")).to_have_text("plan a trip to Lisbon")
     expect(page.locator("#session-title")).to_have_text("plan a trip to Lisbon")
+    expect(page.locator("#session-head")).to_have_text(re.compile(r"^plan a trip to Lisbon✎$"))
     parent = item.get_attribute("data-session-id")
 
     page.click("button.rename")

@@ -55,5 +55,5 @@ export function renderSessionHead(root, { app, user, sessionId, info, openSessio
     input.focus();
     input.select();
   });
-  root.replaceChildren(h("div", { class: "session-head-title" }, title, edit), lineage(info, openSession));
+  root.replaceChildren(h("div", { class: "session-head-title" }, title, edit), lineage(info, openSession) || "");
 }
