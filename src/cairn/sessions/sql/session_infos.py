@@ -55,51 +55,62 @@ def set_name(connection: Connection, key: SessionKey, name: str | None) -> bool:
 def infos(
     connection: Connection, app_name: str, owners: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], SessionInfo]:
-    """Three bounded reads: which sessions exist, their info rows, and their first events."""
+    """Two bounded reads: the sessions that exist with their info rows (one outer join),
+    and their first ``FIRST_EVENTS`` events."""
     if not owners:
         return {}
     pairs = list(dict.fromkeys(owners))
-
-    def among(table: Any) -> Any:
-        return and_(
-            table.c.app_name == app_name, tuple_(table.c.user_id, table.c.session_id).in_(pairs)
-        )
-
-    existing = {
-        (row.user_id, row.session_id)
-        for row in connection.execute(
-            select(sessions.c.user_id, sessions.c.session_id).where(among(sessions))
-        )
-    }
+    joined = sessions.outerjoin(
+        session_info,
+        and_(
+            session_info.c.app_name == sessions.c.app_name,
+            session_info.c.user_id == sessions.c.user_id,
+            session_info.c.session_id == sessions.c.session_id,
+        ),
+    )
     rows = {
         (row.user_id, row.session_id): row
-        for row in connection.execute(select(session_info).where(among(session_info)))
+        for row in connection.execute(
+            select(
+                sessions.c.user_id,
+                sessions.c.session_id,
+                session_info.c.name,
+                session_info.c.parent_session_id,
+                session_info.c.parent_event_id,
+            )
+            .select_from(joined)
+            .where(
+                sessions.c.app_name == app_name,
+                tuple_(sessions.c.user_id, sessions.c.session_id).in_(pairs),
+            )
+        )
     }
     first: dict[tuple[str, str], list[Event]] = {}
     found = connection.execute(
         select(events.c.user_id, events.c.session_id, events.c.event)
-        .where(among(events), events.c.seq <= FIRST_EVENTS)
+        .where(
+            events.c.app_name == app_name,
+            tuple_(events.c.user_id, events.c.session_id).in_(pairs),
+            events.c.seq <= FIRST_EVENTS,
+        )
         .order_by(events.c.user_id, events.c.session_id, events.c.seq)
     )
     for event_row in found:
         first.setdefault((event_row.user_id, event_row.session_id), []).append(
             Event.model_validate_json(event_row.event)
         )
-    result = {}
-    for owner in pairs:
-        if owner not in existing:
-            continue
-        row = rows.get(owner)
-        parent = (
-            SessionLineage(row.parent_session_id, row.parent_event_id)
-            if row is not None and row.parent_session_id is not None
-            else None
-        )
-        result[owner] = SessionInfo(
+    return {
+        owner: SessionInfo(
             user_id=owner[0],
             session_id=owner[1],
-            name=row.name if row is not None else None,
+            name=row.name,
             first_message=first_user_text(first.get(owner, [])),
-            forked_from=parent,
+            forked_from=(
+                None
+                if row.parent_session_id is None
+                else SessionLineage(row.parent_session_id, row.parent_event_id)
+            ),
         )
-    return result
+        for owner in pairs
+        if (row := rows.get(owner)) is not None
+    }
