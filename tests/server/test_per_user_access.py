@@ -112,6 +112,11 @@ async def test_a_user_cannot_read_list_or_write_another_users_data(
         ("GET", "/cairn/apps/clerk/users/bob/sessions/b/interrupts", None),
         ("POST", "/cairn/apps/clerk/users/bob/sessions/b/interrupts/x", {"response": True}),
         ("GET", cairn_bob + "/b/invocations/x/nodes", None),
+        ("PUT", cairn_bob + "/b/name", {"name": "planted"}),
+        ("GET", cairn_bob + "/b/artifacts", None),
+        ("POST", cairn_bob + "/b/artifacts", {"filename": "x.txt", "artifact": {"text": "x"}}),
+        ("GET", cairn_bob + "/b/invocations/running", None),
+        ("POST", cairn_bob + "/b/invocations/x/stop", None),
     ]
     for method, path, body in attempts:
         response = await api.request(method, path, json=body, headers=ALICE)
@@ -162,6 +167,7 @@ async def test_app_state_is_written_only_by_admins(api: httpx.AsyncClient) -> No
         ("POST", base, {"sessionId": "n2", "events": [event]}),
         ("POST", base + "/n3", {"app:x": 1}),
         ("PATCH", base + "/a", {"stateDelta": {"app:x": 1}}),
+        ("PATCH", base + "/a", {"stateDelta": {}, "removedStateKeys": ["app:x"]}),
     ]
     for method, path, body in writes:
         refused = await api.request(method, path, json=body, headers=ALICE)
