@@ -150,8 +150,9 @@ def test_an_edit_while_a_run_holds_the_session_says_so_and_saves_nothing(
 
 
 def test_artifacts_are_uploaded_previewed_and_downloaded(
-    page: Page, server: Server, screenshot: Shot
+    page: Page, server: Server, screenshot: Shot, request: pytest.FixtureRequest
 ) -> None:
+    request.node.allowed_console_errors = ("status of 413",)
     user = f"u-{uuid.uuid4().hex[:8]}"
     new_session(server, "assistant", user, "files")
     open_session(page, server, "assistant", user, "files")
@@ -188,6 +189,12 @@ def test_artifacts_are_uploaded_previewed_and_downloaded(
     )
     screenshot(page, "artifacts")
 
+    # A file over the server's body limit is refused in the form, and nothing is saved.
+    upload("huge.bin", "application/octet-stream", bytes(800_000))
+    error = view.locator("form.artifact-upload .form-error")
+    expect(error).to_contain_text("huge.bin (781.3 KB) is too large for this server")
+    expect(view.locator('.artifact[data-filename="huge.bin"]')).to_have_count(0)
+
     # Any version downloads with its bytes.
     notes.locator('button.version[data-version="0"]').click()
     expect(view.locator(".artifact-text")).to_have_text("first draft")
@@ -217,7 +224,7 @@ def test_a_session_is_named_renamed_and_a_fork_links_to_its_parent(
     send(page, "plan a trip to Lisbon")
     wait_idle(page)
     item = page.locator(".session-item").first
-    expect(item.locator(".session-id")).to_have_text("plan a trip to Lisbon")
+    expect(item.locator(".session-name")).to_have_text("plan a trip to Lisbon")
     expect(page.locator("#session-title")).to_have_text("plan a trip to Lisbon")
     expect(page.locator("#session-head")).to_have_text(re.compile(r"^plan a trip to Lisbon✎$"))
     parent = item.get_attribute("data-session-id")
@@ -226,7 +233,7 @@ def test_a_session_is_named_renamed_and_a_fork_links_to_its_parent(
     page.fill("input.rename-input", "Lisbon trip")
     page.press("input.rename-input", "Enter")
     expect(page.locator("#session-title")).to_have_text("Lisbon trip")
-    expect(page.locator(f'.session-item[data-session-id="{parent}"] .session-id')).to_have_text(
+    expect(page.locator(f'.session-item[data-session-id="{parent}"] .session-name')).to_have_text(
         "Lisbon trip"
     )
 
@@ -250,7 +257,7 @@ def test_a_session_is_named_renamed_and_a_fork_links_to_its_parent(
     page.press("input.rename-input", "Enter")
     expect(page.locator("#session-title")).to_have_text("plan a trip to Lisbon")
     page.reload()
-    expect(page.locator(".session-item.active .session-id")).to_have_text("plan a trip to Lisbon")
+    expect(page.locator(".session-item.active .session-name")).to_have_text("plan a trip to Lisbon")
 
 
 def test_a_running_invocation_is_stopped_and_continued(

@@ -143,7 +143,9 @@ export function artifactsTab({ root, context, toast, fail, changed }) {
         await refresh();
         await changed();
       } catch (failure) {
-        error.textContent = saveError(failure);
+        error.textContent = failure?.status === 413
+          ? `${chosen.name} (${size(chosen.size)}) is too large for this server: an upload is sent as base64, a third larger, and the server takes bodies up to CAIRN_MAX_BODY_BYTES. Start it with a larger limit, or upload a smaller file.`
+          : saveError(failure);
       } finally {
         button.disabled = false;
       }

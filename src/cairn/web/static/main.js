@@ -183,7 +183,7 @@ function sessionItem(session) {
     onclick: () => selectSession(session.id),
     onkeydown: (e) => e.key === "Enter" && selectSession(session.id),
   },
-  h("div", { class: "session-id", title: session.id }, sessionTitle(session.id, ui.infos.get(session.id))),
+  h("div", { class: "session-name", title: session.id }, sessionTitle(session.id, ui.infos.get(session.id))),
   lineage(ui.infos.get(session.id), selectSession),
   h("div", { class: "session-meta" }, dateTime(session.lastUpdateTime), keys ? ` · ${keys} state key${keys > 1 ? "s" : ""}` : ""),
   remove);
