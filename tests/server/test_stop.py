@@ -7,13 +7,14 @@ surely running (mid-call) when the test stops it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 from tests.server.harness import run_body
-from tests.support.waiting import BOUND_SECONDS
+from tests.support.waiting import BOUND_SECONDS, wait_until
 
 SESSION = "/apps/gate/users/ada/sessions/{}"
 
@@ -83,3 +84,38 @@ def test_stopping_what_does_not_run_here_is_409_and_a_missing_session_404(gated:
         assert "'nope'" in idle.json()["detail"] and "another process" in idle.json()["detail"]
         missing = client.post("/cairn" + SESSION.format("missing") + "/invocations/x/stop")
         assert missing.status_code == 404 and "'missing'" in missing.json()["detail"]
+
+
+def test_a_run_in_its_first_model_call_is_stopped_and_its_message_kept(
+    gated: str, tmp_path: Path
+) -> None:
+    """Nothing is streamed before the model answers, yet the run is known by its committed
+    message and can be stopped; continued later, it asks the model again."""
+    flag = tmp_path / "release"
+    cairn = "/cairn/apps/ponder/users/ada/sessions/p"
+    with (
+        httpx.Client(base_url=gated, timeout=BOUND_SECONDS) as client,
+        httpx.Client(base_url=gated, timeout=BOUND_SECONDS) as other,
+    ):
+        client.post("/apps/ponder/users/ada/sessions", json={"sessionId": "p"})
+        # The answer's headers wait for its first event: the request runs on a thread.
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            answer = pool.submit(client.post, "/run_sse", json=run_body("ponder", "p", str(flag)))
+            running: list[str] = []
+
+            def known() -> bool:
+                running[:] = other.get(cairn + "/invocations/running").json()["invocationIds"]
+                return bool(running)
+
+            wait_until(known, "the run being listed as running")
+            (invocation,) = running
+            assert other.post(f"{cairn}/invocations/{invocation}/stop").status_code == 200
+            # The user's message is not streamed (as ADK's server), and nothing else came.
+            streamed = answer.result()
+            assert streamed.status_code == 200 and streamed.text == ""
+        (message,) = client.get("/apps/ponder/users/ada/sessions/p").json()["events"]
+        assert message["author"] == "user" and message["invocationId"] == invocation
+        assert client.get(cairn + "/interrupts").json() == []
+        flag.touch()
+        continued = client.post("/run", json=run_body("ponder", "p", invocationId=invocation))
+        assert [e["content"]["parts"][0]["text"] for e in continued.json()] == ["pondered"]

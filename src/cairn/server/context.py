@@ -56,11 +56,26 @@ class ServerContext:
         return session
 
     def invoke(
-        self, events: AsyncGenerator[Event, None], session: SessionKey | None = None
+        self,
+        events: AsyncGenerator[Event, None],
+        session: SessionKey | None = None,
+        *,
+        invocation_id: str | None = None,
+        user_message_first: bool = False,
     ) -> Invocation:
         """Run ``events`` (a Runner's ``run_async``) in a task the server tracks until it ends;
-        with ``session``, indexed in ``running`` so that it can be stopped."""
-        return Invocation(events, self.invocations, self.running, session)
+        with ``session``, indexed in ``running`` so that it can be stopped: at once when
+        ``invocation_id`` (a continued one) is given, else from its first event. With
+        ``user_message_first``, the Runner yields the stored user message first
+        (``yield_user_message=True``), which is not passed on."""
+        return Invocation(
+            events,
+            self.invocations,
+            self.running,
+            session,
+            invocation_id=invocation_id,
+            user_message_first=user_message_first,
+        )
 
     async def end_invocations(self) -> None:
         """At shutdown: stop the invocations still running (what they committed stays)."""

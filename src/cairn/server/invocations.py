@@ -45,13 +45,20 @@ class Invocation:
         tracked: set[asyncio.Task[None]],
         running: RunningInvocations | None = None,
         session: SessionKey | None = None,
+        *,
+        invocation_id: str | None = None,
+        user_message_first: bool = False,
     ):
         self._queue: asyncio.Queue[Event | Failed | _End] = asyncio.Queue()
         self._listening = True
         self._running = running
+        self._user_message_first = user_message_first
         self.session = session
         self.invocation_id: str | None = None
-        """Known from the first event (the Runner chooses it); then ``running`` indexes it."""
+        """Given (a continued invocation), or known from the first event (the Runner chooses
+        it); from then on ``running`` indexes the invocation."""
+        if invocation_id is not None:
+            self._found(invocation_id)
         self.task = asyncio.create_task(self._run(events))
         tracked.add(self.task)
         self.task.add_done_callback(tracked.discard)
@@ -62,6 +69,10 @@ class Invocation:
                 async for event in events:
                     if self.invocation_id is None:
                         self._found(event.invocation_id)
+                    if self._user_message_first:
+                        self._user_message_first = False
+                        if _is_users_message(event):
+                            continue  # it named the invocation; clients are not sent it
                     if self._listening:
                         self._queue.put_nowait(event)
         except Exception as error:
@@ -109,6 +120,12 @@ class Invocation:
             item = self._queue.get_nowait()
             if isinstance(item, Failed) and not is_client_error(item.error):
                 report(item.error)
+
+
+def _is_users_message(event: Event) -> bool:
+    """The stored user message a Runner yields first with ``yield_user_message=True``: so the
+    invocation is known (and can be stopped) while its first model call runs."""
+    return event.author == "user" and not event.partial and not event.node_info.path
 
 
 class RunningInvocations:

@@ -67,11 +67,19 @@ async def answer_interrupt(
             invocation_id=interrupt.invocation_id,
             run_config=config,
         )
-        return await event_stream(ctx.invoke(events, (app_name, user_id, session_id)))
+        key = (app_name, user_id, session_id)
+        return await event_stream(ctx.invoke(events, key, invocation_id=interrupt.invocation_id))
     response = body.response if isinstance(body.response, dict) else {"result": body.response}
     answer = types.FunctionResponse(id=interrupt.id, name=interrupt.name, response=response)
     message = types.Content(role="user", parts=[types.Part(function_response=answer)])
     events = runner.run_async(
-        user_id=user_id, session_id=session_id, new_message=message, run_config=config
+        user_id=user_id,
+        session_id=session_id,
+        new_message=message,
+        run_config=config,
+        yield_user_message=True,
     )
-    return await event_stream(ctx.invoke(events, (app_name, user_id, session_id)))
+    key = (app_name, user_id, session_id)
+    return await event_stream(
+        ctx.invoke(events, key, invocation_id=interrupt.invocation_id, user_message_first=True)
+    )

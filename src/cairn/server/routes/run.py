@@ -21,6 +21,7 @@ from cairn.server.access import (
 from cairn.server.auth import Caller
 from cairn.server.context import MISSING_SESSION_FOR_RUN, Server, ServerContext
 from cairn.server.errors import InvalidRequestError
+from cairn.server.invocations import Invocation
 from cairn.server.models import SERVER_ERRORS, RunAgentRequest, events_response, ok, streams
 from cairn.server.streaming import event_stream
 
@@ -54,6 +55,7 @@ async def run_events(
             new_message=request.new_message,
             state_delta=request.state_delta,
             run_config=config,
+            yield_user_message=request.new_message is not None,
         )
     )
 
@@ -73,8 +75,16 @@ async def _with_http_fixes(events: AsyncGenerator[Event, None]) -> AsyncGenerato
         ) from None
 
 
-def _key(request: RunAgentRequest) -> tuple[str, str, str]:
-    return (request.app_name, request.user_id, request.session_id)
+def _invoke(
+    ctx: ServerContext, events: AsyncGenerator[Event, None], request: RunAgentRequest
+) -> Invocation:
+    """The run in a tracked task, indexed by session and invocation (so it can be stopped)."""
+    return ctx.invoke(
+        events,
+        (request.app_name, request.user_id, request.session_id),
+        invocation_id=request.invocation_id,
+        user_message_first=request.new_message is not None,
+    )
 
 
 @router.post(
@@ -83,7 +93,7 @@ def _key(request: RunAgentRequest) -> tuple[str, str, str]:
     responses=ok(list[Event], 400, 404, 409, 413, 422),
 )
 async def run(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
-    invocation = ctx.invoke(await run_events(ctx, body, caller, streaming=False), _key(body))
+    invocation = _invoke(ctx, await run_events(ctx, body, caller, streaming=False), body)
     return events_response(await invocation.collect())
 
 
@@ -95,4 +105,4 @@ async def run(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
 )
 async def run_sse(body: RunAgentRequest, ctx: Server, caller: Caller) -> Response:
     events = await run_events(ctx, body, caller, streaming=body.streaming)
-    return await event_stream(ctx.invoke(events, _key(body)))
+    return await event_stream(_invoke(ctx, events, body))
