@@ -658,7 +658,7 @@ async function stop() {
   button.disabled = true;
   try {
     const stopped = await stopRun({ app: ui.app, user: ui.user, sessionId: ui.sessionId, invocationId: ui.runningInvocation });
-    if (stopped.length) toast(`Stopped ${shortId(stopped[0])}: what it committed stays; continue it from the inbox.`);
+    if (stopped.length) toast(`Stopped ${shortId(stopped[0])}: what it committed stays (a call it stopped in waits in the inbox).`);
   } catch (error) {
     fail(error);
   } finally {
