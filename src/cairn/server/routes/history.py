@@ -17,10 +17,13 @@ from cairn.server.models import (
     RewindRequest,
     SessionsPage,
     SessionSummary,
+    TimelinePage,
     VerifyReport,
     ok,
     session_json,
 )
+from cairn.server.timeline import TimelineRequest, timeline_page
+from cairn.server.timeline_filter import Kind, TimelineFilter
 from cairn.sessions.session import Session
 from cairn.sessions.verify import verify_session
 
@@ -73,23 +76,94 @@ async def list_sessions_page(
 
 @router.get(
     SESSIONS + "/{session_id}",
-    summary="A session (no events), its initial state, event count and rewound event ids",
+    summary="A session (no events), its initial state and event count (rewound=true: and "
+    "its rewound event ids)",
     response_model=None,
     responses=ok(SessionSummary, 404, 422),
 )
-async def session_summary(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
+async def session_summary(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    ctx: Server,
+    rewound: Annotated[
+        bool,
+        Query(
+            description="Also list every rewound event id (reads the whole log); the "
+            "timeline route marks them page by page instead"
+        ),
+    ] = False,
+) -> Any:
     session = await ctx.session_head(app_name, user_id, session_id)
     initial = await ctx.sessions.get_initial_state(
         app_name=app_name, user_id=user_id, session_id=session_id
     )
-    events = await all_events(ctx, app_name, user_id, session_id)
-    rewound = rewound_event_ids(events)
-    return {
+    data: dict[str, Any] = {
         "session": session_json(session, events=False),
         "initialState": initial or {},
-        "eventCount": len(events),
-        "rewoundEventIds": [e.id for e in events if e.id in rewound],
+        "eventCount": session.revision,
     }
+    if rewound:
+        events = await all_events(ctx, app_name, user_id, session_id)
+        taken = rewound_event_ids(events)
+        data["rewoundEventIds"] = [e.id for e in events if e.id in taken]
+    return data
+
+
+@router.get(
+    SESSIONS + "/{session_id}/timeline",
+    summary="A page of the timeline (newest first by default): events, their state changes, "
+    "rewound marks, cursors both ways; filters scan a bounded number of events per request",
+    response_model=None,
+    responses=ok(TimelinePage, 404, 422),
+)
+async def timeline(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Events per page")] = 50,
+    cursor: Annotated[
+        str | None, Query(description="A page's olderCursor or newerCursor, unchanged")
+    ] = None,
+    direction: Annotated[
+        Literal["forward", "backward"],
+        Query(description="Without a cursor: the newest page (backward) or the oldest"),
+    ] = "backward",
+    author: Annotated[str, Query(description="Only events by this author")] = "",
+    kind: Annotated[Kind | None, Query(description="Only events of this kind")] = None,
+    text: Annotated[
+        str,
+        Query(
+            description="Only events whose text, calls, results or output contain this "
+            "(case-insensitive)"
+        ),
+    ] = "",
+    node: Annotated[str, Query(description="Only events whose node path contains this")] = "",
+    scan: Annotated[
+        int, Query(ge=1, le=10000, description="The most events one request scans")
+    ] = 2000,
+) -> Any:
+    session = await ctx.session_head(app_name, user_id, session_id)
+    initial = await ctx.sessions.get_initial_state(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    request = TimelineRequest(
+        limit=limit,
+        cursor=cursor or None,
+        direction=direction,
+        keep=TimelineFilter(author=author, kind=kind or "", text=text, node=node),
+        scan=scan,
+    )
+    return await timeline_page(
+        ctx.sessions,
+        app_name,
+        user_id,
+        session_id,
+        head=session.revision,
+        initial_state=initial or {},
+        request=request,
+    )
 
 
 @router.get(
