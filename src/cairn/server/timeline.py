@@ -38,12 +38,16 @@ class TimelineRequest:
         """(the way to read, the position the page starts next to)."""
         if self.cursor is None:
             return ("older", head + 1) if self.direction == "backward" else ("newer", 0)
-        decoded = decode_cursor("timeline", self.cursor)
+        refused = InvalidCursorError(
+            f"cursor {self.cursor!r} is not a timeline cursor; pass a timeline page's "
+            "olderCursor or newerCursor unchanged, or no cursor for the newest page"
+        )
+        try:
+            decoded = decode_cursor("timeline", self.cursor)
+        except InvalidCursorError:
+            raise refused from None
         if len(decoded) != 2 or decoded[0] not in ("older", "newer") or type(decoded[1]) is not int:
-            raise InvalidCursorError(
-                f"cursor {self.cursor!r} is not a timeline cursor; pass a page's olderCursor "
-                "or newerCursor unchanged"
-            )
+            raise refused
         way: Way = decoded[0]
         return way, min(decoded[1], head + 1) if way == "older" else min(decoded[1], head)
 
