@@ -82,9 +82,9 @@ async def state_changes(
 
     Cost: the events between the newest and the oldest of ``positions`` (already in the
     window when they are one page), plus the older events back to the last earlier write
-    of each key those events change, read a page at a time. A key the page writes for the
-    first time makes the walk reach the start of the log: the worst case reads every event
-    older than the page once.
+    of each key those events change, read in pages that double (64 to 1,000 events). A
+    key the page writes for the first time makes the walk reach the start of the log: the
+    worst case reads every event older than the page once.
     """
     wanted = sorted({p for p in positions if writes_of(window.at(p))}, reverse=True)
     if not wanted:
@@ -94,7 +94,8 @@ async def state_changes(
     remaining = set(wanted)
     position = wanted[0]
     while remaining or pending:
-        if position < window.low and not await window.older(PAGE):
+        # Older pages double in size: a few events back usually answer every key.
+        if position < window.low and not await window.older(min(PAGE, max(64, window.read))):
             break  # the start of the log: the initial state answers the rest
         event = window.at(position)
         latest: dict[Key, Write] = {}

@@ -132,19 +132,19 @@ async function start() {
 
 async function openApp(sessionId = null) {
   ui.appInfo = null;
-  try {
-    ui.appInfo = await api.appInfo(ui.app);
-  } catch (error) {
-    fail(error);
-  }
-  const kind = ui.appInfo?.kind || "agent";
-  $("app-kind").textContent = kind;
-  $("app-kind").className = `badge ${kind}`;
-  $("graph-tab").hidden = !ui.appInfo?.graph;
-  if (!ui.appInfo?.graph && ui.tab === "graph") showTab("timeline");
-  await loadSessions(true);
-  await selectSession(sessionId && ui.sessions.some((s) => s.id === sessionId) ? sessionId : sessionId || null);
-  await evalView.appChanged();
+  // The app's description, its sessions, the session asked for and the eval tab load side by side.
+  const described = api.appInfo(ui.app).then((info) => {
+    ui.appInfo = info;
+  }, fail).then(() => {
+    const kind = ui.appInfo?.kind || "agent";
+    $("app-kind").textContent = kind;
+    $("app-kind").className = `badge ${kind}`;
+    $("graph-tab").hidden = !ui.appInfo?.graph;
+    if (!ui.appInfo?.graph && ui.tab === "graph") showTab("timeline");
+    if (ui.tab === "graph") renderGraphTab();
+    timeline.refreshHeaders();
+  });
+  await Promise.all([described, loadSessions(true), selectSession(sessionId || null), evalView.appChanged()]);
 }
 
 async function loadSessions(reset) {
@@ -245,10 +245,10 @@ async function refreshSession(reopen = false) {
   if (!sid) return;
   const where = { app: ui.app, user: ui.user, sessionId: sid };
   try {
-    const [detail, interrupts] = await Promise.all([
+    const [, detail, interrupts] = await Promise.all([
+      reopen || log.where?.sessionId !== sid ? log.open(where) : log.newer(),
       api.sessionDetail(ui.app, ui.user, sid),
       api.interrupts(ui.app, ui.user, sid),
-      reopen || log.where?.sessionId !== sid ? log.open(where) : log.newer(),
     ]);
     if (sid !== ui.sessionId) return;
     ui.detail = detail;

@@ -2,7 +2,7 @@
 // demand, streamed events as they come, and after a run only what is new. State changes
 // and rewound marks come from the server's timeline route (a fold at the page's cursor).
 
-export const PAGE_SIZE = 100;
+export const PAGE_SIZE = 50;
 
 /**
  * sessionLog(api) -> a log whose listeners get ("reset"), ("older", events),
