@@ -51,13 +51,20 @@ export function timelineView({ root, inspector, controls, log, api, context, act
     return log.rewound.has(id) || Boolean(search?.rewound.has(id));
   }
 
+  /** Replace the timeline's rows; the keyboard focus stays in the timeline if it was there. */
+  function replaceRows(...children) {
+    const focused = root.contains(document.activeElement);
+    root.replaceChildren(...children);
+    if (focused) root.focus({ preventScroll: true });
+  }
+
   function renderWindow() {
     more.textContent = "load older events";
     more.hidden = !log.olderCursor;
     if (!log.events.length) {
-      root.replaceChildren(h("div", { class: "empty small" }, context().sessionId ? "No events yet." : "No session selected."));
+      replaceRows(h("div", { class: "empty small" }, context().sessionId ? "No events yet." : "No session selected."));
     } else {
-      root.replaceChildren(more, ...groups(log.events).map(section));
+      replaceRows(more, ...groups(log.events).map(section));
     }
     if (!log.find(selectedId)) selectedId = null;
     renderInspector();
@@ -236,7 +243,7 @@ export function timelineView({ root, inspector, controls, log, api, context, act
     if (!where || !Object.values(q).some(Boolean)) return clearSearch(false);
     search = { q, where, events: [], changes: new Map(), rewound: new Set(), olderCursor: null, scanned: 0, done: false };
     status.textContent = "searching…";
-    root.replaceChildren(h("div", { class: "empty small" }, "Searching…"));
+    replaceRows(h("div", { class: "empty small" }, "Searching…"));
     await searchOlder(mine);
   }
 
@@ -276,12 +283,12 @@ export function timelineView({ root, inspector, controls, log, api, context, act
     more.textContent = "search older events";
     more.hidden = search.done;
     if (!count) {
-      root.replaceChildren(more, h("div", { class: "empty small" }, search.done ? "No event matches." : "No match yet."));
+      replaceRows(more, h("div", { class: "empty small" }, search.done ? "No event matches." : "No match yet."));
       return;
     }
     const from = root.scrollHeight - root.scrollTop;
     const firstRender = count === found.length;
-    root.replaceChildren(more, ...groups(search.events).map(section));
+    replaceRows(more, ...groups(search.events).map(section));
     root.classList.add("searching");
     if (firstRender) root.scrollTop = root.scrollHeight;
     else root.scrollTop = root.scrollHeight - from;
@@ -297,10 +304,20 @@ export function timelineView({ root, inspector, controls, log, api, context, act
     if (was) renderWindow();
   }
 
-  let typing = null;
+  let typing = null; // a search waiting for the user to stop typing
   const later = () => {
     clearTimeout(typing);
-    typing = setTimeout(runSearch, 250);
+    typing = setTimeout(() => {
+      typing = null;
+      runSearch();
+    }, 250);
+  };
+  /** Run the search now if one is waiting for the typing to stop. */
+  const flush = async () => {
+    if (typing === null) return;
+    clearTimeout(typing);
+    typing = null;
+    await runSearch();
   };
   controls.text.addEventListener("input", later);
   controls.author.addEventListener("input", later);
@@ -309,6 +326,7 @@ export function timelineView({ root, inspector, controls, log, api, context, act
   controls.form.addEventListener("submit", (event) => {
     event.preventDefault();
     clearTimeout(typing);
+    typing = null;
     runSearch();
   });
   controls.kind.replaceChildren(h("option", { value: "" }, "any kind"), ...KINDS.map((k) => h("option", { value: k }, k)));
@@ -340,12 +358,15 @@ export function timelineView({ root, inspector, controls, log, api, context, act
     event.preventDefault();
   });
   root.tabIndex = 0;
-  controls.form.addEventListener("keydown", (event) => {
+  controls.form.addEventListener("keydown", async (event) => {
     if (event.key === "Escape") {
+      clearTimeout(typing);
+      typing = null;
       clearSearch();
       root.focus();
-    } else if (event.key === "ArrowDown" && event.target === controls.text) {
+    } else if (event.key === "ArrowDown" && event.target.tagName === "INPUT") {
       event.preventDefault();
+      await flush();
       root.focus();
       move(1);
     }
