@@ -27,12 +27,9 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.long_sessions import seed_long_session  # noqa: E402
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, UVICORN, _free_port  # noqa: E402
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, Server, _start_server  # noqa: E402
 
 from cairn.sessions.sqlite_session_service import SqliteSessionService  # noqa: E402
 
@@ -84,40 +81,9 @@ def seed(store: Path, sizes: list[int]) -> None:
     asyncio.run(build())
 
 
-@contextmanager
-def server(directory: Path) -> Iterator[str]:
-    port = _free_port()
-    env = {
-        **os.environ,
-        "CAIRN_WEB": "1",
-        "CAIRN_AGENTS_DIR": str(AGENTS),
-        "CAIRN_STORE": str(directory / "sessions.db"),
-    }
-    log = directory / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [*UVICORN, "--host", "127.0.0.1", "--port", str(port)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the server exited:\n{log.read_text(errors='replace')}")
-            try:
-                if httpx.get(f"{url}/index.html", timeout=TIMEOUT).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise
-            time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=TIMEOUT)
+def server(directory: Path) -> AbstractContextManager[Server]:
+    """The real server (uvicorn, as the web tests start it) on the store in ``directory``."""
+    return contextmanager(_start_server)(directory, CAIRN_AGENTS_DIR=str(AGENTS))
 
 
 def timeline_url(url: str, size: int) -> str:
@@ -175,7 +141,8 @@ def measure(sizes: list[int], runs: int) -> dict[str, dict[int, Any]]:
     with tempfile.TemporaryDirectory() as folder:
         directory = Path(folder)
         seed(directory / "sessions.db", sizes)
-        with server(directory) as url, sync_playwright() as playwright:
+        with server(directory) as running, sync_playwright() as playwright:
+            url = running.url
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             for round_ in range(runs + 1):
                 for size in sizes:

@@ -34,44 +34,15 @@ def turn_events(turn: int, first_index: int, at: float, author: str = "assistant
     delta: dict[str, Any] = {"turns": turn, "last_topic": f"topic-{turn}"}
     if turn % 10 == 0:
         delta["user:visits"] = turn // 10
+    call = types.FunctionCall(id=call_id, name="lookup", args={"topic": f"topic-{turn}"})
+    result = types.FunctionResponse(
+        id=call_id, name="lookup", response={"facts": f"facts about {turn}"}
+    )
     contents = [
-        ("user", types.Content(role="user", parts=[types.Part(text=f"question {turn}")]), "", {}),
-        (
-            author,
-            types.Content(
-                role="model",
-                parts=[
-                    types.Part(
-                        function_call=types.FunctionCall(
-                            id=call_id, name="lookup", args={"topic": f"topic-{turn}"}
-                        )
-                    )
-                ],
-            ),
-            f"{author}/lookup",
-            {},
-        ),
-        (
-            author,
-            types.Content(
-                role="user",
-                parts=[
-                    types.Part(
-                        function_response=types.FunctionResponse(
-                            id=call_id, name="lookup", response={"facts": f"facts about {turn}"}
-                        )
-                    )
-                ],
-            ),
-            f"{author}/lookup",
-            {},
-        ),
-        (
-            author,
-            types.Content(role="model", parts=[types.Part(text=f"answer {turn}")]),
-            f"{author}/answer",
-            delta,
-        ),
+        ("user", "user", types.Part(text=f"question {turn}"), "", {}),
+        (author, "model", types.Part(function_call=call), f"{author}/lookup", {}),
+        (author, "user", types.Part(function_response=result), f"{author}/lookup", {}),
+        (author, "model", types.Part(text=f"answer {turn}"), f"{author}/answer", delta),
     ]
     return [
         Event(
@@ -79,11 +50,11 @@ def turn_events(turn: int, first_index: int, at: float, author: str = "assistant
             invocation_id=invocation,
             author=who,
             timestamp=at + offset * 0.001,
-            content=content,
+            content=types.Content(role=role, parts=[part]),
             node_info=NodeInfo(path=path),
             actions=EventActions(state_delta=state),
         )
-        for offset, (who, content, path, state) in enumerate(contents)
+        for offset, (who, role, part, path, state) in enumerate(contents)
     ]
 
 

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from google.genai import types
+
 from cairn.events.event import Event
 
 Kind = Literal[
@@ -31,9 +33,12 @@ Kind = Literal[
 KINDS: tuple[str, ...] = get_args(Kind)
 
 
+def _parts(event: Event) -> list[types.Part]:
+    return list(event.content.parts) if event.content and event.content.parts else []
+
+
 def _text(event: Event) -> str:
-    parts = event.content.parts if event.content and event.content.parts else []
-    return "".join(p.text for p in parts if isinstance(p.text, str) and not p.thought)
+    return "".join(p.text for p in _parts(event) if isinstance(p.text, str) and not p.thought)
 
 
 def event_kind(event: Event) -> str:
@@ -45,7 +50,7 @@ def event_kind(event: Event) -> str:
         return "error"
     if event.long_running_tool_ids:
         return "interrupt"
-    parts = event.content.parts if event.content and event.content.parts else []
+    parts = _parts(event)
     if any(p.function_call for p in parts):
         return "tool call"
     if any(p.function_response for p in parts):
@@ -73,7 +78,7 @@ def searchable_text(event: Event) -> str:
     """The text a search looks in: the event's text, its calls (name and arguments), its
     results (name and response), its output and its error message."""
     pieces = [_text(event)]
-    for part in event.content.parts if event.content and event.content.parts else []:
+    for part in _parts(event):
         if part.function_call:
             pieces += [part.function_call.name or "", _dumps(part.function_call.args or {})]
         if part.function_response:

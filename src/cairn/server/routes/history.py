@@ -46,6 +46,17 @@ async def all_events(ctx: ServerContext, app_name: str, user_id: str, sid: str) 
         cursor = page.next_cursor
 
 
+async def head_and_initial_state(
+    ctx: ServerContext, app_name: str, user_id: str, session_id: str
+) -> tuple[Session, dict[str, Any]]:
+    """The session without events (404 if missing) and the state it was created with."""
+    session = await ctx.session_head(app_name, user_id, session_id)
+    initial = await ctx.sessions.get_initial_state(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    return session, initial or {}
+
+
 @router.get(
     SESSIONS,
     summary="A page of sessions, newest first (user '*': every user; admins)",
@@ -94,13 +105,10 @@ async def session_summary(
         ),
     ] = False,
 ) -> Any:
-    session = await ctx.session_head(app_name, user_id, session_id)
-    initial = await ctx.sessions.get_initial_state(
-        app_name=app_name, user_id=user_id, session_id=session_id
-    )
+    session, initial = await head_and_initial_state(ctx, app_name, user_id, session_id)
     data: dict[str, Any] = {
         "session": session_json(session, events=False),
-        "initialState": initial or {},
+        "initialState": initial,
         "eventCount": session.revision,
     }
     if rewound:
@@ -144,10 +152,7 @@ async def timeline(
         int, Query(ge=1, le=10000, description="The most events one request scans")
     ] = 2000,
 ) -> Any:
-    session = await ctx.session_head(app_name, user_id, session_id)
-    initial = await ctx.sessions.get_initial_state(
-        app_name=app_name, user_id=user_id, session_id=session_id
-    )
+    session, initial = await head_and_initial_state(ctx, app_name, user_id, session_id)
     request = TimelineRequest(
         limit=limit,
         cursor=cursor or None,
@@ -161,7 +166,7 @@ async def timeline(
         user_id,
         session_id,
         head=session.revision,
-        initial_state=initial or {},
+        initial_state=initial,
         request=request,
     )
 

@@ -113,6 +113,7 @@ async function start() {
   const wanted = readHash();
   if (wanted.user) ui.user = wanted.user;
   $("user-id").value = ui.user;
+  if (wanted.app && wanted.session) log.prefetch({ app: wanted.app, user: ui.user, sessionId: wanted.session });
   try {
     ui.apps = await api.listApps();
   } catch (error) {

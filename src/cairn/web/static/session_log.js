@@ -13,6 +13,7 @@ export function sessionLog(api) {
   const listeners = [];
   let generation = 0;
   let loadingOlder = null;
+  let prefetched = null; // {key, request}: a newest page asked for ahead of open()
   const log = {
     where: null, // {app, user, sessionId}
     events: [],
@@ -27,17 +28,26 @@ export function sessionLog(api) {
     find(id) {
       return this.events.find((e) => e.id === id);
     },
+    /** Start fetching a session's newest page before the UI asks for it (e.g. from the URL). */
+    prefetch(where) {
+      const request = api.timeline(where.app, where.user, where.sessionId, { limit: PAGE_SIZE });
+      request.catch(() => {}); // the open that uses it reports a failure
+      prefetched = { key: JSON.stringify([where.app, where.user, where.sessionId]), request };
+    },
     clear() {
       generation += 1;
       loadingOlder = null;
       Object.assign(this, { where: null, events: [], ids: new Set(), changes: new Map(), rewound: new Set(), olderCursor: null, newerCursor: null });
       emit("reset");
     },
-    /** The session's newest page. */
+    /** The session's newest page (the prefetched one if it is this session's). */
     async open(where) {
       const mine = ++generation;
       loadingOlder = null;
-      const page = await api.timeline(where.app, where.user, where.sessionId, { limit: PAGE_SIZE });
+      const key = JSON.stringify([where.app, where.user, where.sessionId]);
+      const request = prefetched?.key === key ? prefetched.request : api.timeline(where.app, where.user, where.sessionId, { limit: PAGE_SIZE });
+      prefetched = null;
+      const page = await request;
       if (mine !== generation) return;
       Object.assign(this, { where, events: page.events, ids: new Set(page.events.map((e) => e.id)), changes: new Map(), rewound: new Set() });
       absorb(page);
