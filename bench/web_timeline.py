@@ -86,14 +86,17 @@ def server(directory: Path) -> AbstractContextManager[Server]:
     return contextmanager(_start_server)(directory, CAIRN_AGENTS_DIR=str(AGENTS))
 
 
-def timeline_url(url: str, size: int) -> str:
-    return f"{url}/cairn/apps/{APP}/users/{USER}/sessions/{session_id(size)}/timeline"
+def newest_events(url: str, size: int, count: int) -> list[dict[str, Any]]:
+    """The session's newest events, from the events route (which every version serves)."""
+    events = f"{url}/cairn/apps/{APP}/users/{USER}/sessions/{session_id(size)}/events"
+    params = {"limit": count, "direction": "backward"}
+    found: list[dict[str, Any]] = httpx.get(events, params=params, timeout=TIMEOUT).json()["events"]
+    return found
 
 
 def open_session(browser: Any, url: str, size: int) -> tuple[Any, float, float]:
     """(the page, ms to the newest row, ms to the newest row shown and the page idle)."""
-    page_json = httpx.get(timeline_url(url, size), params={"limit": 1}, timeout=TIMEOUT).json()
-    newest = page_json["events"][-1]["id"]
+    newest = newest_events(url, size, 1)[-1]["id"]
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(TIMEOUT * 1000)
     context.add_init_script(STAMP_ROWS)
@@ -119,8 +122,7 @@ def new_turn(page: Any, url: str, size: int, text: str) -> list[float]:
     page.press("#message-input", "Enter")
     page.wait_for_selector("#run-status.running", state="attached")
     page.wait_for_selector("#run-status.idle")
-    answer = httpx.get(timeline_url(url, size), params={"limit": 10}, timeout=TIMEOUT)
-    events = answer.json()["events"]
+    events = newest_events(url, size, 10)
     turn = [e for e in events if e["invocationId"] == events[-1]["invocationId"]]
     mine = [e for e in turn if e["author"] == APP]
     if len(mine) != TURN_EVENTS:
