@@ -170,3 +170,15 @@ async def test_rewound_events_are_marked_on_the_newest_and_on_older_pages(
     # The summary gives the same ids when asked.
     summary = (await api.get(f"{CAIRN}/s", params={"rewound": "true"})).json()
     assert summary["rewoundEventIds"] == taken and summary["eventCount"] == 9
+
+
+async def test_a_forked_session_pages_its_own_copy_of_the_history(api: httpx.AsyncClient) -> None:
+    await seed(api, "s", 12)
+    fork = await api.post(f"{CAIRN}/s/fork", json={"upToEventId": event_id(6), "newSessionId": "f"})
+    assert fork.status_code == 200, fork.text
+    newest = await page(api, "f", limit=4)
+    assert ids(newest) == [event_id(i) for i in range(3, 7)] and newest["revision"] == 7
+    older = await page(api, "f", limit=4, cursor=newest["olderCursor"])
+    assert ids(older) == [event_id(i) for i in range(3)] and "olderCursor" not in older
+    turns = next(c for c in newest["changes"][event_id(3)] if c["key"] == "turns")
+    assert turns["had"] is False and turns["after"] == 1
