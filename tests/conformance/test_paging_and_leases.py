@@ -11,6 +11,7 @@ from cairn import Agent, Event, EventTooLargeError, Runner, SessionNotFoundError
 from cairn.errors import InvalidCursorError, LeaseLostError
 from cairn.sessions import BaseSessionService
 from cairn.sessions.lease import SessionLease, bind_lease
+from cairn.sessions.paging import position_cursor
 from cairn.testing import Call, ScriptedLlm
 
 APP = "paging"
@@ -99,6 +100,31 @@ async def test_list_events_pages_both_directions(store: BaseSessionService) -> N
         )
     with pytest.raises(SessionNotFoundError):
         await store.list_events(app_name=APP, user_id="u1", session_id="missing")
+
+
+async def test_a_position_cursor_reads_around_an_events_revision(
+    store: BaseSessionService,
+) -> None:
+    """An event's position is the revision its append made (1 for the first), in every
+    store and in a fork: the timeline route pages the log by it."""
+    session = await store.create_session(app_name=APP, user_id="u1", session_id="s")
+    ids = []
+    for i in range(7):
+        event = Event(author="a", state={"n": i})
+        await store.append_event(session, event)
+        ids.append(event.id)
+    key = {"app_name": APP, "user_id": "u1"}
+    before = await store.list_events(
+        **key, session_id="s", limit=2, cursor=position_cursor("backward", 5), direction="backward"
+    )
+    assert [e.id for e in before.events] == ids[2:4]  # positions 3 and 4
+    after = await store.list_events(**key, session_id="s", cursor=position_cursor("forward", 5))
+    assert [e.id for e in after.events] == ids[5:7]
+    await store.fork_session(**key, session_id="s", up_to_event_id=ids[3], new_session_id="f")
+    forked = await store.list_events(
+        **key, session_id="f", cursor=position_cursor("backward", 4), direction="backward"
+    )
+    assert [e.id for e in forked.events] == ids[0:3]
 
 
 async def test_session_leases(store: BaseSessionService) -> None:

@@ -57,7 +57,9 @@ async def test_rewind_then_summary_lists_the_rewound_events(api: httpx.AsyncClie
     rewind = await api.post(CAIRN + "/s/rewind", json={"invocationId": second})
     assert rewind.status_code == 200
     assert rewind.json()["actions"]["rewindBeforeInvocationId"] == second
-    summary = (await api.get(CAIRN + "/s")).json()
+    summary = (await api.get(CAIRN + "/s", params={"rewound": "true"})).json()
+    # Without rewound=true the summary reads no events: the timeline route marks them.
+    assert "rewoundEventIds" not in (await api.get(CAIRN + "/s")).json()
     service = server_app(api).state.cairn.sessions
     stored = await service.get_session(app_name="echo", user_id="ada", session_id="s")
     taken = rewound_event_ids(stored.events)

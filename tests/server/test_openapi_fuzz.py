@@ -107,6 +107,9 @@ def test_real_answers_of_every_route_match_the_schema() -> None:
     call("PUT", CAIRN_SESSION + "/name", body={"name": "A tour"}, **s)
     call("POST", CAIRN_SESSION + "/invocations/{invocation_id}/stop", 409, invocation_id="x", **s)
     call("POST", CAIRN_SESSION + "/rewind", body={"invocationId": first["invocationId"]}, **s)
+    call("GET", CAIRN_SESSION, rewound=True, **s)
+    timeline = call("GET", CAIRN_SESSION + "/timeline", limit=2, **s).json()
+    call("GET", CAIRN_SESSION + "/timeline", cursor=timeline["olderCursor"], text="hi", **s)
     call("DELETE", SESSION, 200, **{**echo, "session_id": "other"})
 
     r = {"app_name": "review", **ada, "session_id": "tour"}

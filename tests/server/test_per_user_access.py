@@ -106,6 +106,8 @@ async def test_a_user_cannot_read_list_or_write_another_users_data(
         ("GET", cairn_bob, None),
         ("GET", cairn_bob + "/b", None),
         ("GET", cairn_bob + "/b/events", None),
+        ("GET", cairn_bob + "/b/timeline", None),
+        ("GET", cairn_bob + "/b/timeline?text=secret", None),
         ("GET", cairn_bob + "/b/verify", None),
         ("POST", cairn_bob + "/b/rewind", {"invocationId": "x"}),
         ("POST", cairn_bob + "/b/fork", {}),

@@ -232,7 +232,34 @@ class SessionSummary(Reply):
     info: SessionInfoJSON
     initial_state: dict[str, Any]
     event_count: int
+    rewound_event_ids: list[str] | None = None
+
+
+class StateChangeJSON(Reply):
+    """A key an event set or removed, with its value just before; ``before`` is absent when
+    the key had none, ``after`` when it was removed; ``known`` is false for a shared
+    (``app:``/``user:``) key this session had not written."""
+
+    scope: Literal["app", "user", "session"]
+    key: str
+    known: bool
+    had: bool
+    removed: bool
+    before: Any = None
+    after: Any = None
+
+
+class TimelinePage(Reply):
+    """One page of a session's timeline, events in log order."""
+
+    events: list[Event]
+    positions: list[int]
+    changes: dict[str, list[StateChangeJSON]]
     rewound_event_ids: list[str]
+    newer_cursor: str
+    older_cursor: str | None = None
+    revision: int
+    scanned: int
 
 
 class EventsPage(Reply):

@@ -67,3 +67,10 @@ def next_sessions_cursor(page: list[Session], more: bool) -> str | None:
         return None
     last = page[-1]
     return encode_cursor("sessions", [last.last_update_time, last.user_id, last.id])
+
+
+def position_cursor(direction: Direction, seq: int) -> str:
+    """A ``list_events`` cursor at a position of the log: ``forward`` continues with the
+    events after ``seq``, ``backward`` with those before it. An event's seq is the session's
+    revision just after it was appended (1 for the first event), in every store."""
+    return encode_cursor(direction, [seq])

@@ -19,11 +19,14 @@ from cairn.server.models import (
     SessionInfoJSON,
     SessionsPage,
     SessionSummary,
+    TimelinePage,
     VerifyReport,
     ok,
     session_json,
 )
 from cairn.server.session_titles import infos_json
+from cairn.server.timeline import TimelineRequest, timeline_page
+from cairn.server.timeline_filter import Kind, TimelineFilter
 from cairn.sessions.session import Session
 from cairn.sessions.verify import verify_session
 
@@ -44,6 +47,17 @@ async def all_events(ctx: ServerContext, app_name: str, user_id: str, sid: str) 
         if page.next_cursor is None:
             return found
         cursor = page.next_cursor
+
+
+async def head_and_initial_state(
+    ctx: ServerContext, app_name: str, user_id: str, session_id: str
+) -> tuple[Session, dict[str, Any]]:
+    """The session without events (404 if missing) and the state it was created with."""
+    session = await ctx.session_head(app_name, user_id, session_id)
+    initial = await ctx.sessions.get_initial_state(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    return session, initial or {}
 
 
 @router.get(
@@ -78,25 +92,90 @@ async def list_sessions_page(
 
 @router.get(
     SESSIONS + "/{session_id}",
-    summary="A session (no events), its initial state, event count and rewound event ids",
+    summary="A session (no events), its initial state and event count (rewound=true: and "
+    "its rewound event ids)",
     response_model=None,
     responses=ok(SessionSummary, 404, 422),
 )
-async def session_summary(app_name: str, user_id: str, session_id: str, ctx: Server) -> Any:
-    session = await ctx.session_head(app_name, user_id, session_id)
-    initial = await ctx.sessions.get_initial_state(
-        app_name=app_name, user_id=user_id, session_id=session_id
-    )
-    events = await all_events(ctx, app_name, user_id, session_id)
-    rewound = rewound_event_ids(events)
+async def session_summary(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    ctx: Server,
+    rewound: Annotated[
+        bool,
+        Query(
+            description="Also list every rewound event id (reads the whole log); the "
+            "timeline route marks them page by page instead"
+        ),
+    ] = False,
+) -> Any:
+    session, initial = await head_and_initial_state(ctx, app_name, user_id, session_id)
     (info,) = await infos_json(ctx, app_name, [(user_id, session_id)])
-    return {
+    data: dict[str, Any] = {
         "session": session_json(session, events=False),
         "info": info,
-        "initialState": initial or {},
-        "eventCount": len(events),
-        "rewoundEventIds": [e.id for e in events if e.id in rewound],
+        "initialState": initial,
+        "eventCount": session.revision,
     }
+    if rewound:
+        events = await all_events(ctx, app_name, user_id, session_id)
+        taken = rewound_event_ids(events)
+        data["rewoundEventIds"] = [e.id for e in events if e.id in taken]
+    return data
+
+
+@router.get(
+    SESSIONS + "/{session_id}/timeline",
+    summary="A page of the timeline (newest first by default): events, their state changes, "
+    "rewound marks, cursors both ways; filters scan a bounded number of events per request",
+    response_model=None,
+    responses=ok(TimelinePage, 404, 422),
+)
+async def timeline(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Events per page")] = 50,
+    cursor: Annotated[
+        str | None, Query(description="A page's olderCursor or newerCursor, unchanged")
+    ] = None,
+    direction: Annotated[
+        Literal["forward", "backward"],
+        Query(description="Without a cursor: the newest page (backward) or the oldest"),
+    ] = "backward",
+    author: Annotated[str, Query(description="Only events by this author")] = "",
+    kind: Annotated[Kind | None, Query(description="Only events of this kind")] = None,
+    text: Annotated[
+        str,
+        Query(
+            description="Only events whose text, calls, results or output contain this "
+            "(case-insensitive)"
+        ),
+    ] = "",
+    node: Annotated[str, Query(description="Only events whose node path contains this")] = "",
+    scan: Annotated[
+        int, Query(ge=1, le=10000, description="The most events one request scans")
+    ] = 2000,
+) -> Any:
+    session, initial = await head_and_initial_state(ctx, app_name, user_id, session_id)
+    request = TimelineRequest(
+        limit=limit,
+        cursor=cursor or None,
+        direction=direction,
+        keep=TimelineFilter(author=author, kind=kind or "", text=text, node=node),
+        scan=scan,
+    )
+    return await timeline_page(
+        ctx.sessions,
+        app_name,
+        user_id,
+        session_id,
+        head=session.revision,
+        initial_state=initial,
+        request=request,
+    )
 
 
 @router.get(

@@ -132,17 +132,13 @@ export const api = {
     request("POST", `/apps/${enc(app)}/users/${enc(user)}/sessions`, body),
   deleteSession: (app, user, sid) => request("DELETE", session(app, user, sid)),
   sessionDetail: (app, user, sid) => request("GET", cairnSession(app, user, sid)),
-  async allEvents(app, user, sid) {
-    const events = [];
-    let cursor = null;
-    do {
-      const query = new URLSearchParams({ limit: "500", direction: "forward" });
-      if (cursor) query.set("cursor", cursor);
-      const page = await request("GET", `${cairnSession(app, user, sid)}/events?${query}`);
-      events.push(...page.events);
-      cursor = page.nextCursor || null;
-    } while (cursor);
-    return events;
+  /** A page of the timeline: the newest without a cursor; filters {author, kind, text, node}. */
+  timeline: (app, user, sid, { limit = 100, cursor = null, direction = null, ...filters } = {}) => {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor) query.set("cursor", cursor);
+    if (direction) query.set("direction", direction);
+    for (const [name, value] of Object.entries(filters)) if (value) query.set(name, value);
+    return request("GET", `${cairnSession(app, user, sid)}/timeline?${query}`);
   },
   interrupts: (app, user, sid) => request("GET", `${cairnSession(app, user, sid)}/interrupts`),
   nodes: (app, user, sid, inv) =>

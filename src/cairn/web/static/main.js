@@ -4,17 +4,17 @@
 
 import { api, apiKey, setUnauthorizedHandler } from "./api.js";
 import { artifactsTab } from "./artifacts.js";
-import { h, icon, pretty } from "./dom.js";
+import { chatView } from "./chat.js";
+import { h, icon } from "./dom.js";
 import { evalTab } from "./eval.js";
 import { interruptCard } from "./forms.js";
 import { renderGraph } from "./graph.js";
+import { dateTime, invocations, nodeStatuses, short, shortId, time } from "./model.js";
+import { sessionLog } from "./session_log.js";
 import { lineage, renderSessionHead, sessionTitle } from "./session_names.js";
 import { stateEditor } from "./state_edit.js";
 import { stopRun } from "./stop.js";
-import {
-  SCOPES, callText, dateTime, eventKind, eventSummary, invocations, nodeStatuses, parts,
-  short, shortId, stateChanges, textOf, time,
-} from "./model.js";
+import { timelineView } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,19 +28,45 @@ const ui = {
   total: 0,
   sessionId: null,
   detail: null,
-  events: [],
-  rewound: new Set(),
   interrupts: [],
-  changes: new Map(),
-  selectedEventId: null,
   graphInvocation: null,
   running: false,
   runningInvocation: null, // the streamed run's invocation id, once an event names it
   infos: new Map(), // session id -> its name, first message and lineage (SessionInfoJSON)
-  live: new Map(), // author -> {element, text} of the reply being streamed
-  pendingUser: null, // the user's message until the log has it
   tab: "timeline",
 };
+
+// The window of the session's log (session_log.js) and the two panes that show it.
+const log = sessionLog(api);
+const timeline = timelineView({
+  root: $("timeline"),
+  inspector: $("inspector"),
+  controls: {
+    form: $("timeline-filters"),
+    text: $("timeline-search"),
+    kind: $("timeline-kind"),
+    author: $("timeline-author"),
+    node: $("timeline-node"),
+    status: $("timeline-status"),
+  },
+  log,
+  api,
+  context: () => ({ sessionId: ui.sessionId, graph: Boolean(ui.appInfo?.graph), running: ui.running }),
+  act: {
+    rewind: (invocationId) => rewind(invocationId),
+    fork: (eventId) => fork(eventId),
+    graph: (invocationId) => { ui.graphInvocation = invocationId; showTab("graph"); },
+    showTimeline: () => showTab("timeline"),
+  },
+  toast: (message) => toast(message),
+  fail: (error) => fail(error),
+});
+const chat = chatView({
+  box: $("messages"),
+  log,
+  select: (eventId) => timeline.select(eventId, true),
+  hasSession: () => Boolean(ui.sessionId),
+});
 
 // ---------------------------------------------------------------- feedback
 
@@ -73,6 +99,7 @@ function setStatus() {
   $("send").disabled = ui.running;
   $("stop").hidden = !ui.running;
   document.body.classList.toggle("is-running", ui.running);
+  timeline.refreshHeaders();
 }
 
 // ---------------------------------------------------------------- routing
@@ -94,6 +121,7 @@ async function start() {
   const wanted = readHash();
   if (wanted.user) ui.user = wanted.user;
   $("user-id").value = ui.user;
+  if (wanted.app && wanted.session) log.prefetch({ app: wanted.app, user: ui.user, sessionId: wanted.session });
   try {
     ui.apps = await api.listApps();
   } catch (error) {
@@ -113,19 +141,19 @@ async function start() {
 
 async function openApp(sessionId = null) {
   ui.appInfo = null;
-  try {
-    ui.appInfo = await api.appInfo(ui.app);
-  } catch (error) {
-    fail(error);
-  }
-  const kind = ui.appInfo?.kind || "agent";
-  $("app-kind").textContent = kind;
-  $("app-kind").className = `badge ${kind}`;
-  $("graph-tab").hidden = !ui.appInfo?.graph;
-  if (!ui.appInfo?.graph && ui.tab === "graph") showTab("timeline");
-  await loadSessions(true);
-  await selectSession(sessionId && ui.sessions.some((s) => s.id === sessionId) ? sessionId : sessionId || null);
-  await evalView.appChanged();
+  // The app's description, its sessions, the session asked for and the eval tab load side by side.
+  const described = api.appInfo(ui.app).then((info) => {
+    ui.appInfo = info;
+  }, fail).then(() => {
+    const kind = ui.appInfo?.kind || "agent";
+    $("app-kind").textContent = kind;
+    $("app-kind").className = `badge ${kind}`;
+    $("graph-tab").hidden = !ui.appInfo?.graph;
+    if (!ui.appInfo?.graph && ui.tab === "graph") showTab("timeline");
+    if (ui.tab === "graph") renderGraphTab();
+    timeline.refreshHeaders();
+  });
+  await Promise.all([described, loadSessions(true), selectSession(sessionId || null), evalView.appChanged()]);
 }
 
 async function loadSessions(reset) {
@@ -204,10 +232,9 @@ async function newSession() {
 
 async function selectSession(sessionId) {
   ui.sessionId = sessionId;
-  ui.selectedEventId = null;
   ui.graphInvocation = null;
-  ui.live.clear();
-  ui.pendingUser = null;
+  chat.settle();
+  timeline.sessionChanged();
   writeHash();
   evalView.sessionChanged();
   for (const item of document.querySelectorAll(".session-item")) {
@@ -215,30 +242,29 @@ async function selectSession(sessionId) {
   }
   if (!sessionId) {
     ui.detail = null;
-    ui.events = [];
     ui.interrupts = [];
-    ui.rewound = new Set();
+    log.clear();
     renderAll();
     return;
   }
-  await refreshSession();
+  await refreshSession(true);
 }
 
-async function refreshSession() {
+/** The session's summary and interrupts; its log's newest page (`reopen`) or what is new. */
+async function refreshSession(reopen = false) {
   const sid = ui.sessionId;
   if (!sid) return;
+  const where = { app: ui.app, user: ui.user, sessionId: sid };
   try {
-    const [detail, events, interrupts] = await Promise.all([
+    const [, detail, interrupts] = await Promise.all([
+      reopen || log.where?.sessionId !== sid ? log.open(where) : log.newer(),
       api.sessionDetail(ui.app, ui.user, sid),
-      api.allEvents(ui.app, ui.user, sid),
       api.interrupts(ui.app, ui.user, sid),
     ]);
     if (sid !== ui.sessionId) return;
     ui.detail = detail;
     if (detail.info) ui.infos.set(sid, detail.info);
-    ui.events = events;
     ui.interrupts = interrupts;
-    ui.rewound = new Set(detail.rewoundEventIds || []);
   } catch (error) {
     if (error.status === 404) {
       toast(`Session ${sid} no longer exists.`, "error");
@@ -257,54 +283,23 @@ async function runStream(start) {
   ui.runningInvocation = null;
   setStatus();
   const sid = ui.sessionId;
-  const seen = new Set(ui.events.map((e) => e.id));
   try {
     await start((event) => {
       if (sid !== ui.sessionId) return;
       ui.runningInvocation ||= event.invocationId || null;
-      if (event.partial) return streamPartial(event);
-      const live = ui.live.get(event.author);
-      if (live && textOf(event)) {
-        live.element.remove();
-        ui.live.delete(event.author);
-      }
-      if (event.id && !seen.has(event.id)) {
-        seen.add(event.id);
-        ui.events.push(event);
-        ui.changes = stateChanges(ui.detail?.initialState || {}, ui.events);
-        renderChat();
-        renderTimeline();
-      }
+      if (event.partial) return chat.partial(event);
+      log.streamed(event);
     });
   } catch (error) {
     fail(error);
   } finally {
     ui.running = false;
     ui.runningInvocation = null;
-    ui.live.clear();
-    ui.pendingUser = null;
+    chat.settle();
     setStatus();
     if (sid === ui.sessionId) await refreshSession();
     await loadSessions(true);
   }
-}
-
-function streamPartial(event) {
-  const text = textOf(event);
-  if (!text) return;
-  let live = ui.live.get(event.author);
-  if (!live) {
-    const body = h("div", { class: "bubble-text" });
-    const element = h("div", { class: "msg agent streaming", dataset: { author: event.author } },
-      h("div", { class: "msg-author" }, event.author, h("span", { class: "typing" })),
-      h("div", { class: "bubble" }, body));
-    live = { element, body, text: "" };
-    ui.live.set(event.author, live);
-    $("messages").append(element);
-  }
-  live.text += text;
-  live.body.textContent = live.text;
-  scrollChat();
 }
 
 async function sendMessage(text) {
@@ -312,8 +307,7 @@ async function sendMessage(text) {
   let sid = ui.sessionId;
   if (!sid) sid = await newSession();
   if (!sid) return;
-  ui.pendingUser = text;
-  renderChat();
+  chat.pending(text);
   $("message-input").value = "";
   const streaming = $("streaming").checked;
   await runStream((onEvent) =>
@@ -344,10 +338,10 @@ function continueInvocation(invocationId) {
 
 async function rewind(invocationId) {
   try {
-    const before = ui.rewound.size;
+    const before = log.rewound.size;
     await api.rewind(ui.app, ui.user, ui.sessionId, invocationId);
-    await refreshSession();
-    toast(`Rewound to before ${shortId(invocationId)}: ${ui.rewound.size - before} events taken back (still in the log).`);
+    await refreshSession(true);
+    toast(`Rewound to before ${shortId(invocationId)}: ${log.rewound.size - before} events taken back (still in the log).`);
   } catch (error) {
     fail(error);
   }
@@ -367,97 +361,17 @@ async function fork(eventId) {
 // ---------------------------------------------------------------- rendering
 
 function renderAll() {
-  ui.changes = stateChanges(ui.detail?.initialState || {}, ui.events);
   renderSessionHead($("session-head"), {
     app: ui.app, user: ui.user, sessionId: ui.sessionId, info: ui.infos.get(ui.sessionId),
     openSession: selectSession, fail,
     renamed: async (info) => { ui.infos.set(info.sessionId, info); renderAll(); renderSessions(); },
   });
-  renderChat();
   renderInbox();
   renderPendingNotice();
-  renderTimeline();
-  renderInspector();
   stateView.render(ui.detail);
   if (ui.tab === "artifacts") artifactsView.refresh();
   renderGraphTab();
   setStatus();
-}
-
-function nearBottom(el) {
-  return el.scrollHeight - el.scrollTop - el.clientHeight < 120;
-}
-
-function scrollChat(force = false) {
-  const el = $("messages");
-  if (force || nearBottom(el) || ui.running) el.scrollTop = el.scrollHeight;
-}
-
-function renderChat() {
-  const box = $("messages");
-  const items = [];
-  for (const event of ui.events) items.push(...chatItems(event));
-  if (ui.pendingUser !== null && !ui.events.some((e) => e.author === "user" && textOf(e) === ui.pendingUser && !ui.rewound.has(e.id) && e.timestamp > Date.now() / 1000 - 60)) {
-    items.push(h("div", { class: "msg user pending" }, h("div", { class: "bubble" }, ui.pendingUser)));
-  }
-  if (!items.length) {
-    items.push(h("div", { class: "empty" }, ui.sessionId ? "No messages yet. Say something." : "Pick a session or send a message to start one."));
-  }
-  box.replaceChildren(...items, ...[...ui.live.values()].map((l) => l.element));
-  scrollChat(true);
-}
-
-function chatItems(event) {
-  const rewound = ui.rewound.has(event.id);
-  const mark = (element) => {
-    element.dataset.eventId = event.id;
-    if (rewound) {
-      element.classList.add("rewound");
-      element.title = "rewound: taken back by a later rewind (still in the log)";
-    }
-    element.addEventListener("click", () => selectEvent(event.id, true));
-    return element;
-  };
-  const actions = event.actions || {};
-  const out = [];
-  if (actions.rewindBeforeInvocationId) {
-    out.push(mark(h("div", { class: "divider rewind" }, `rewound to before invocation ${shortId(actions.rewindBeforeInvocationId)}`)));
-    return out;
-  }
-  const isUser = event.author === "user";
-  const text = textOf(event);
-  if (text) {
-    out.push(mark(h("div", { class: `msg ${isUser ? "user" : "agent"}`, dataset: { author: event.author } },
-      isUser ? null : h("div", { class: "msg-author" }, event.author, event.nodeInfo?.path ? h("span", { class: "path" }, event.nodeInfo.path) : null),
-      h("div", { class: "bubble" }, text))));
-  }
-  const waiting = new Set(event.longRunningToolIds || []);
-  for (const p of parts(event)) {
-    if (p.functionCall) {
-      const call = p.functionCall;
-      if (waiting.has(call.id)) {
-        const ask = call.args?.message || call.args?.toolConfirmation?.hint || `${call.name}`;
-        const about = call.args?.originalFunctionCall ? callText(call.args.originalFunctionCall) : null;
-        out.push(mark(h("div", { class: "chip interrupt" }, h("span", { class: "chip-icon" }, icon("pause")), h("span", {}, ask), about && !ask.includes(call.args.originalFunctionCall.name) ? h("code", {}, about) : null)));
-      } else {
-        out.push(mark(h("div", { class: "chip call" }, h("span", { class: "chip-icon" }, "ƒ"), h("code", {}, callText(call)))));
-      }
-    } else if (p.functionResponse) {
-      const r = p.functionResponse;
-      const label = isUser ? "answered" : r.name;
-      out.push(mark(h("div", { class: `chip result${isUser ? " answer" : ""}` }, h("span", { class: "chip-icon" }, isUser ? "✓" : "↳"), h("span", {}, label), h("code", {}, short(r.response, 90)))));
-    }
-  }
-  if (event.errorMessage || event.errorCode) {
-    out.push(mark(h("div", { class: "chip error" }, h("span", { class: "chip-icon" }, "!"), h("span", {}, event.errorCode || "error"), h("span", {}, event.errorMessage || ""))));
-  } else if (!text && (actions.endOfAgent || (event.nodeInfo?.outputFor || []).length) && event.output !== undefined && event.output !== null) {
-    const output = typeof event.output === "string" ? event.output : pretty(event.output);
-    const node = event.nodeInfo?.path ? event.nodeInfo.path.split("/").pop() : event.author;
-    out.push(mark(h("div", { class: "node-output" },
-      h("div", { class: "node-output-head" }, h("span", { class: "node-name" }, node), actions.route !== undefined ? h("span", { class: "route-tag" }, `route: ${[].concat(actions.route).join(", ")}`) : null),
-      h("pre", {}, output))));
-  }
-  return out;
 }
 
 function renderInbox() {
@@ -509,110 +423,12 @@ function showInbox() {
   inbox.querySelector(".interrupt-card textarea, .interrupt-card input, .interrupt-card button")?.focus();
 }
 
-function renderTimeline() {
-  const box = $("timeline");
-  if (!ui.events.length) {
-    box.replaceChildren(h("div", { class: "empty small" }, ui.sessionId ? "No events yet." : "No session selected."));
-    return;
-  }
-  const groups = invocations(ui.events);
-  box.replaceChildren(...groups.map((group) => {
-    const allRewound = group.events.every((e) => ui.rewound.has(e.id));
-    const isRewindOnly = group.events.every((e) => e.actions?.rewindBeforeInvocationId);
-    const buttons = [];
-    if (ui.appInfo?.graph && !isRewindOnly) {
-      buttons.push(h("button", { class: "ghost small", title: "Show this invocation on the graph", onclick: () => { ui.graphInvocation = group.id; showTab("graph"); } }, "graph"));
-    }
-    if (!allRewound && !isRewindOnly && group.id) {
-      buttons.push(h("button", { class: "ghost small rewind", title: "Take the session back to just before this invocation (the log keeps every event)", "aria-label": `rewind ${group.id}`, onclick: () => rewind(group.id), disabled: ui.running }, icon("rewind"), " rewind"));
-    }
-    return h("section", { class: `invocation${allRewound ? " rewound" : ""}`, dataset: { invocationId: group.id } },
-      h("header", {},
-        h("span", { class: "inv-id", title: group.id }, shortId(group.id) || "(no invocation)"),
-        h("span", { class: "inv-meta" }, `${time(group.events[0].timestamp)} · ${group.events.length} event${group.events.length > 1 ? "s" : ""}`),
-        h("span", { class: "spacer" }),
-        buttons),
-      h("ol", {}, group.events.map(eventRow)));
-  }));
-  const selected = box.querySelector(".event-row.selected");
-  if (selected) selected.scrollIntoView({ block: "nearest" });
-  else box.scrollTop = box.scrollHeight;
-}
-
-function eventRow(event) {
-  const kind = eventKind(event);
-  const rewound = ui.rewound.has(event.id);
-  const changes = ui.changes.get(event.id) || [];
-  return h("li", {
-    class: `event-row kind-${kind.replace(/\s/g, "-")}${rewound ? " rewound" : ""}${event.id === ui.selectedEventId ? " selected" : ""}`,
-    dataset: { eventId: event.id, kind },
-    tabindex: 0,
-    onclick: () => selectEvent(event.id),
-    onkeydown: (e) => e.key === "Enter" && selectEvent(event.id),
-  },
-  h("span", { class: "ev-time" }, time(event.timestamp)),
-  h("span", { class: "ev-author", title: event.nodeInfo?.path || event.author }, event.author),
-  h("span", { class: `ev-kind k-${kind.replace(/\s/g, "-")}` }, kind),
-  h("span", { class: "ev-summary" }, eventSummary(event)),
-  changes.length ? h("span", { class: "ev-state", title: "changes state" }, `Δ${changes.length}`) : null,
-  h("button", { class: "icon fork", title: "Fork: a new session with the history up to and including this event", "aria-label": `fork at ${event.id}`, onclick: (e) => { e.stopPropagation(); fork(event.id); } }, icon("fork")));
-}
-
-function selectEvent(eventId, fromChat = false) {
-  ui.selectedEventId = ui.selectedEventId === eventId && !fromChat ? null : eventId;
-  if (fromChat) showTab("timeline");
-  for (const row of document.querySelectorAll(".event-row")) row.classList.toggle("selected", row.dataset.eventId === ui.selectedEventId);
-  document.querySelector(".event-row.selected")?.scrollIntoView({ block: "nearest" });
-  renderInspector();
-}
-
-function renderInspector() {
-  const box = $("inspector");
-  const event = ui.events.find((e) => e.id === ui.selectedEventId);
-  box.hidden = !event;
-  if (!event) return box.replaceChildren();
-  const changes = ui.changes.get(event.id) || [];
-  const copy = h("button", { class: "ghost small", onclick: () => navigator.clipboard?.writeText(pretty(event)).then(() => toast("Event JSON copied.")) }, "copy JSON");
-  box.replaceChildren(
-    h("div", { class: "inspector-head" },
-      h("strong", {}, eventKind(event)),
-      h("span", {}, ` by ${event.author} at ${time(event.timestamp)}`),
-      ui.rewound.has(event.id) ? h("span", { class: "badge rewound-badge" }, "rewound") : null,
-      h("span", { class: "spacer" }),
-      h("button", { class: "ghost small fork-here", onclick: () => fork(event.id) }, icon("fork"), " fork here"),
-      copy,
-      h("button", { class: "icon", "aria-label": "close", onclick: () => selectEvent(event.id) }, "✕")),
-    h("h4", {}, "State changes"),
-    changes.length ? stateDiffTable(changes) : h("p", { class: "muted" }, "This event changes no state."),
-    h("h4", {}, "Event JSON ", h("small", { class: "muted" }, event.id)),
-    h("pre", { class: "json-view" }, pretty(event)));
-}
-
-const show = (value) => (value === undefined ? "—" : typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value));
-
-function stateDiffTable(changes) {
-  const rows = [];
-  for (const scope of SCOPES) {
-    const scoped = changes.filter((c) => c.scope === scope);
-    if (!scoped.length) continue;
-    rows.push(h("tr", { class: "scope-row" }, h("th", { colspan: 3 }, scope === "session" ? "session" : `${scope}:`)));
-    for (const c of scoped) {
-      const before = !c.known && !c.had ? h("span", { class: "muted", title: "shared state this session had not read before" }, "(unknown)") : show(c.before);
-      rows.push(h("tr", { class: c.removed ? "removed" : c.had ? "changed" : "added", dataset: { scope, key: c.key } },
-        h("td", { class: "key" }, c.key),
-        h("td", { class: "before" }, before),
-        h("td", { class: "after" }, c.removed ? h("span", { class: "muted" }, "(removed)") : show(c.after))));
-    }
-  }
-  return h("table", { class: "diff" }, h("thead", {}, h("tr", {}, h("th", {}, "key"), h("th", {}, "before"), h("th", {}, "after"))), h("tbody", {}, rows));
-}
-
 async function renderGraphTab() {
   const box = $("graph");
   const head = $("graph-head");
   const graph = ui.appInfo?.graph;
   if (!graph) return box.replaceChildren();
-  const invs = invocations(ui.events).filter((g) => g.events.some((e) => e.nodeInfo?.path));
+  const invs = invocations(log.events).filter((g) => g.events.some((e) => e.nodeInfo?.path));
   const current = invs.find((g) => g.id === ui.graphInvocation) || invs[invs.length - 1];
   const select = h("select", { "aria-label": "invocation", onchange: (e) => { ui.graphInvocation = e.target.value; renderGraphTab(); } },
     invs.map((g, i) => h("option", { value: g.id, selected: g === current }, `#${i + 1} ${shortId(g.id)} · ${time(g.events[0].timestamp)}`)));

@@ -1,4 +1,4 @@
-// Reading the log: event kinds, state folded per scope, and a layered graph layout.
+// Reading the log: event kinds, state split by scope, and a layered graph layout.
 // Pure functions (no DOM), so every view reads the events the same way.
 
 export const SCOPES = ["app", "user", "session"];
@@ -18,41 +18,6 @@ export function splitState(state) {
     if (scope) result[scope][name] = value;
   }
   return result;
-}
-
-const clone = (value) => (value === undefined ? undefined : structuredClone(value));
-
-/**
- * For each event, the state changes it made: [{scope, key, before, after, removed}]
- * with `before` as folded so far. Session scope starts from the initial state; app and
- * user state is shared with other sessions, so a key this session has not written yet
- * has an unknown `before` (`known: false`).
- */
-export function stateChanges(initialState, events) {
-  const current = splitState(initialState);
-  const seen = { app: new Set(Object.keys(current.app)), user: new Set(Object.keys(current.user)) };
-  const isKnown = (scope, key) => scope === "session" || seen[scope].has(key);
-  const byEvent = new Map();
-  for (const event of events) {
-    const changes = [];
-    const actions = event.actions || {};
-    for (const [fullKey, value] of Object.entries(actions.stateDelta || {})) {
-      const [scope, key] = scopeOf(fullKey);
-      if (!scope) continue;
-      changes.push({ scope, key, before: clone(current[scope][key]), after: clone(value), known: isKnown(scope, key), had: key in current[scope] });
-      current[scope][key] = clone(value);
-      if (scope !== "session") seen[scope].add(key);
-    }
-    for (const fullKey of actions.removedStateKeys || []) {
-      const [scope, key] = scopeOf(fullKey);
-      if (!scope) continue;
-      changes.push({ scope, key, before: clone(current[scope][key]), after: undefined, removed: true, known: isKnown(scope, key), had: key in current[scope] });
-      delete current[scope][key];
-      if (scope !== "session") seen[scope].add(key);
-    }
-    byEvent.set(event.id, changes);
-  }
-  return byEvent;
 }
 
 export function parts(event) {
