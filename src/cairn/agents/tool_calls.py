@@ -257,8 +257,9 @@ async def _run_one(
         answer = await _gate(tool, args, context)
     if answer is None:
         try:
-            with telemetry.tool_span(context.invocation_context, tool.name, call.id):
+            with telemetry.tool_span(context.invocation_context, tool.name, call.id) as span:
                 answer = await tool.run_async(args=args, tool_context=context)
+                telemetry.record_tool_io(span, args, answer)
         except asyncio.CancelledError as cancelled:
             await notify_tool_cancelled(
                 context.invocation_context,

@@ -26,9 +26,19 @@ from cairn.server.context import ServerContext
 from cairn.server.errors import install_error_handlers
 from cairn.server.registry import AppRegistry
 from cairn.server.request_log import WORKER_HEADER, RequestLogMiddleware
-from cairn.server.routes import apps, artifacts, history, interrupts, probes, run, sessions
+from cairn.server.routes import (
+    apps,
+    artifacts,
+    history,
+    interrupts,
+    probes,
+    run,
+    sessions,
+    traces,
+)
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
+from cairn.server.tracing import install_tracing
 
 
 class _CairnAPI(FastAPI):
@@ -61,6 +71,8 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
         ),
     )
 
+    install_tracing(context)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
@@ -84,7 +96,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     # /health and /version are open, as in ADK: their routes join the app as they are,
     # outside the app-wide dependency and its 401/403 (auth.OPEN_PATHS).
     app.router.routes.extend(probes.router.routes)
-    for module in (apps, sessions, run, artifacts, history, interrupts):
+    for module in (apps, sessions, run, artifacts, history, interrupts, traces):
         app.include_router(module.router)
     # Added innermost first: CORS (outermost) -> body limit -> routes (authenticated).
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)

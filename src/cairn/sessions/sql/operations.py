@@ -38,6 +38,7 @@ from cairn.sessions.sql.schema import (
     events,
     leases,
     sessions,
+    spans,
     state,
 )
 
@@ -278,6 +279,7 @@ def delete_session(connection: Connection, key: SessionKey) -> None:
         )
     )
     connection.execute(delete(leases).where(_is(leases, key)))
+    connection.execute(delete(spans).where(_is(spans, key)))
     connection.execute(delete(sessions).where(_is(sessions, key)))
 
 
