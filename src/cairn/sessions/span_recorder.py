@@ -109,6 +109,7 @@ class SpanRecorder(SpanProcessor):
         self._queue: deque[StoredSpan] = deque()
         self._lock = threading.Lock()
         self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
         self._warned = False
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
@@ -139,7 +140,9 @@ class SpanRecorder(SpanProcessor):
             self._task = loop.create_task(self._drain())
 
     async def _drain(self) -> None:
-        await asyncio.sleep(self.delay)  # lets a burst of spans share one write
+        wake = self._wake = asyncio.Event()
+        with contextlib.suppress(TimeoutError):  # a burst of spans shares one write
+            await asyncio.wait_for(wake.wait(), self.delay)
         await self.flush()
 
     async def flush(self) -> None:
@@ -169,6 +172,7 @@ class SpanRecorder(SpanProcessor):
         """Write what is queued and stop."""
         task, self._task = self._task, None
         if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            self._wake.set()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self.flush()
