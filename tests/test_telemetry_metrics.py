@@ -60,7 +60,8 @@ async def test_runs_record_token_usage_durations_invocations_and_tool_errors(
     assert (got.count, got.sum) == (6, 24)
 
     durations = found["gen_ai.client.operation.duration"]
-    chats = where(durations, **{"gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted"})
+    chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted"}
+    chats = where(durations, **chat)
     assert chats.count == 6 and chats.sum > 0
     ok_tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather"}
     assert where(durations, **ok_tool).count == 2
