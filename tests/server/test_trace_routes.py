@@ -138,7 +138,7 @@ async def test_without_recording_the_routes_say_how_to_turn_it_on() -> None:
         assert traces["recording"] is False and traces["invocations"] == []
         missing = await api.get(f"{TRACES}/{events[-1]['invocationId']}")
         assert missing.status_code == 404
-        assert "cairn api_server --record-spans" in missing.json()["detail"]
+        assert "cairn api-server --record-spans" in missing.json()["detail"]
         assert (
             await api.get("/cairn/apps/weather/users/alice/sessions/nope/traces")
         ).status_code == 404

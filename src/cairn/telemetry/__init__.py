@@ -11,7 +11,8 @@ from cairn.telemetry.spans import (
     model_span,
     record_request,
     record_response,
-    record_tool_io,
+    record_tool_arguments,
+    record_tool_result,
     tool_span,
 )
 
@@ -24,6 +25,7 @@ __all__ = [
     "model_span",
     "record_request",
     "record_response",
-    "record_tool_io",
+    "record_tool_arguments",
+    "record_tool_result",
     "tool_span",
 ]

@@ -271,8 +271,13 @@ def tool_span(ctx: Invocation, tool_name: str, call_id: str | None) -> Iterator[
         yield span
 
 
-def record_tool_io(span: Span, arguments: Mapping[str, object], result: object) -> None:
-    """A tool call's arguments and result, when content capture is on."""
+def record_tool_arguments(span: Span, arguments: Mapping[str, object]) -> None:
+    """A tool call's arguments, when content capture is on (before it runs: kept if it fails)."""
     if content.capture_enabled():
         span.set_attribute("gen_ai.tool.call.arguments", content.attribute_json(dict(arguments)))
+
+
+def record_tool_result(span: Span, result: object) -> None:
+    """A tool call's result, when content capture is on."""
+    if content.capture_enabled():
         span.set_attribute("gen_ai.tool.call.result", content.attribute_json(result))

@@ -19,7 +19,7 @@ TRACES = "/cairn/apps/{app_name}/users/{user_id}/sessions/{session_id}/traces"
 _MS = 1_000_000
 
 NOT_RECORDING = (
-    "Spans are recorded into the session store by `cairn web`, and by `cairn api_server "
+    "Spans are recorded into the session store by `cairn web`, and by `cairn api-server "
     "--record-spans` (CAIRN_RECORD_SPANS=1); runs made without it have none."
 )
 

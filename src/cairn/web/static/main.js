@@ -6,6 +6,7 @@ import { h, icon, pretty } from "./dom.js";
 import { evalTab } from "./eval.js";
 import { interruptCard } from "./forms.js";
 import { renderGraph } from "./graph.js";
+import { traceTab } from "./trace.js";
 import {
   SCOPES, callText, dateTime, eventKind, eventSummary, invocations, nodeStatuses, parts,
   short, shortId, splitState, stateChanges, textOf, time,
@@ -363,6 +364,7 @@ function renderAll() {
   renderInspector();
   renderState();
   renderGraphTab();
+  if (ui.tab === "trace") traceView.refresh();
   setStatus();
 }
 
@@ -630,6 +632,7 @@ function showTab(name) {
   for (const body of document.querySelectorAll("[data-body]")) body.hidden = body.dataset.body !== name;
   document.body.classList.toggle("wide-panel", name === "eval"); // room for side by side
   if (name === "graph") renderGraphTab();
+  if (name === "trace") traceView.refresh();
 }
 
 // ---------------------------------------------------------------- evaluation
@@ -641,6 +644,12 @@ const evalView = evalTab({
   fail,
   sessionsChanged: () => loadSessions(true),
   openSession: (id) => selectSession(id),
+});
+
+const traceView = traceTab({
+  root: $("trace-view"),
+  context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId, selectedEventId: ui.selectedEventId, events: ui.events }),
+  fail,
 });
 
 // ---------------------------------------------------------------- wiring
