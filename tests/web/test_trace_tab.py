@@ -15,7 +15,6 @@ from tests.web.conftest import Server, _start_server
 
 Shot = Callable[[Page, str], Path]
 AGENTS = Path(__file__).resolve().parents[1] / "support" / "trace_agents"
-DOCS_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "images" / "trace-tab.png"
 
 
 @pytest.fixture(scope="module")
@@ -67,15 +66,23 @@ def test_the_trace_tab_shows_an_invocations_spans_and_what_the_model_was_sent(
     rows.nth(6).click()
     detail = page.locator("#trace-detail")
     expect(detail.locator("#trace-system")).to_contain_text("Answer in one sentence.")
-    expect(detail.locator("#trace-input")).to_contain_text('"content": "Weather in Hangzhou?"')
-    expect(detail.locator("#trace-input")).to_contain_text('"role": "tool"')
-    expect(detail.locator("#trace-tools")).to_contain_text('"name": "get_forecast"')
-    expect(detail.locator("#trace-output")).to_contain_text('"content": "It is 23°C in Hangzhou."')
+    sent = detail.locator("#trace-input .trace-message")
+    expect(sent.locator(".trace-role")).to_have_text(
+        ["user", "assistant", "tool", "assistant", "tool"]
+    )
+    expect(sent.nth(0)).to_contain_text("Weather in Hangzhou?")
+    expect(sent.nth(1)).to_contain_text('get_weather({"city":"Hangzhou"})')
+    expect(sent.nth(2)).to_contain_text('→ {"city":"Hangzhou","celsius":23}')
+    expect(detail.locator("#trace-tools summary")).to_have_text(
+        ["get_weather — Look up the weather.", "get_forecast — Look up tomorrow's weather."]
+    )
+    reply = detail.locator("#trace-output .trace-message")
+    expect(reply.locator(".trace-role")).to_have_text("assistant · stop")
+    expect(reply).to_contain_text("It is 23°C in Hangzhou.")
     expect(detail.locator(".trace-facts")).to_contain_text("finish reason")
     expect(detail.locator(".trace-facts")).to_contain_text("stop")
     expect(detail.locator(".trace-facts")).to_contain_text("30 / 6")
     screenshot(page, "trace-tab")
-    DOCS_IMAGE.write_bytes(page.screenshot())
 
     failed.click()
     expect(detail.locator("#trace-error")).to_contain_text(

@@ -630,7 +630,7 @@ function showTab(name) {
   ui.tab = name;
   for (const tab of document.querySelectorAll(".tabs [data-tab]")) tab.classList.toggle("active", tab.dataset.tab === name);
   for (const body of document.querySelectorAll("[data-body]")) body.hidden = body.dataset.body !== name;
-  document.body.classList.toggle("wide-panel", name === "eval"); // room for side by side
+  document.body.classList.toggle("wide-panel", name === "eval" || name === "trace"); // room for side by side
   if (name === "graph") renderGraphTab();
   if (name === "trace") traceView.refresh();
 }

@@ -115,7 +115,7 @@ export function traceTab({ root, context, fail }) {
     const total = Math.max(state.trace.totals.durationMs, 0.001);
     const ticks = h("div", { class: "trace-row trace-scale", "aria-hidden": "true" },
       h("span", { class: "trace-name" }, ""),
-      h("span", { class: "trace-track" }, [0, 0.25, 0.5, 0.75, 1].map((f) =>
+      h("span", { class: "trace-track" }, [0, 0.5, 1].map((f) =>
         h("span", { class: "trace-tick", style: { left: `${f * 100}%` } }, ms(total * f)))),
       h("span", { class: "trace-duration" }, ""));
     waterfall.replaceChildren(ticks, ...ordered(spans).map(({ span, depth }) => spanRow(span, depth, total)));
@@ -167,11 +167,11 @@ export function traceTab({ root, context, fail }) {
       const captured = "gen_ai.input.messages" in a;
       if (!captured) parts.push(h("p", { class: "muted small" }, "Content capture is off: set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true to record what was sent and got."));
       parts.push(
-        jsonSection("System instruction", a["gen_ai.system_instructions"], "trace-system"),
-        jsonSection("Messages sent", a["gen_ai.input.messages"], "trace-input"),
-        jsonSection("Tools", a["gen_ai.tool.definitions"], "trace-tools"),
+        messageSection("System instruction", a["gen_ai.system_instructions"], "trace-system", true),
+        messageSection("Messages sent", a["gen_ai.input.messages"], "trace-input"),
+        toolsSection(a["gen_ai.tool.definitions"]),
         jsonSection("Config", a["cairn.request.config"], "trace-config"),
-        jsonSection("Response", a["gen_ai.output.messages"], "trace-output"),
+        messageSection("Response", a["gen_ai.output.messages"], "trace-output"),
       );
     } else if (span.operation === "execute_tool") {
       parts.push(
@@ -240,6 +240,55 @@ function jsonSection(title, raw, id) {
     /* truncated: its marker says so */
   }
   return section(title, shown, id);
+}
+
+/** Messages (or a system instruction's parts) as role-labelled blocks; cut JSON as it is. */
+function messageSection(title, raw, id, bare = false) {
+  if (raw === undefined) return null;
+  let value;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return section(title, raw, id);
+  }
+  if (!Array.isArray(value) || !value.length) return null;
+  const messages = bare ? [{ role: "system", parts: value }] : value;
+  return h("section", { class: "trace-section", id }, h("h5", {}, title),
+    messages.map((m) => h("div", { class: `trace-message role-${m.role}` },
+      h("span", { class: "trace-role" }, m.role, m.finish_reason ? ` · ${m.finish_reason}` : ""),
+      (m.parts || []).map(partView))));
+}
+
+function partView(part) {
+  switch (part.type) {
+    case "text":
+    case "reasoning":
+      return h("pre", { class: `trace-part ${part.type}` }, part.content);
+    case "tool_call":
+      return h("pre", { class: "trace-part call" }, `${part.name}(${JSON.stringify(part.arguments ?? {})})`);
+    case "tool_call_response":
+      return h("pre", { class: "trace-part result" }, `→ ${JSON.stringify(part.response)}`);
+    case "blob":
+      return h("pre", { class: "trace-part" }, `[${part.mime_type || "data"}, ${part.size} bytes]`);
+    case "uri":
+      return h("pre", { class: "trace-part" }, `[${part.mime_type || "file"}] ${part.uri}`);
+    default:
+      return h("pre", { class: "trace-part" }, pretty(part));
+  }
+}
+
+function toolsSection(raw) {
+  if (raw === undefined) return null;
+  let tools;
+  try {
+    tools = JSON.parse(raw);
+  } catch {
+    return section("Tools", raw, "trace-tools");
+  }
+  return h("section", { class: "trace-section", id: "trace-tools" }, h("h5", {}, `Tools (${tools.length})`),
+    tools.map((t) => h("details", { class: "trace-tool" },
+      h("summary", {}, h("code", {}, t.name || t.type), t.description ? ` — ${t.description}` : ""),
+      h("pre", {}, pretty(t.parameters ?? t)))));
 }
 
 function opClass(operation) {
