@@ -20,6 +20,9 @@ from typing import Any
 MAX_SPANS_PER_READ = 5_000
 """The most spans one read returns (an invocation's spans, a session's spans)."""
 
+ROOT = "invocation"
+"""The operation (and name) of an invocation's root span, which ends last."""
+
 
 @dataclasses.dataclass(frozen=True)
 class StoredSpan:
@@ -110,8 +113,8 @@ class SpanStore(abc.ABC):
     async def invocation_totals(
         self, app_name: str, user_id: str, session_id: str, *, limit: int = 100
     ) -> list[SpanTotals]:
-        """The totals of the session's ``limit`` newest invocations that have spans, newest
-        first."""
+        """The totals of the session's ``limit`` newest finished invocations (those whose
+        root span is recorded), newest first."""
 
     @abc.abstractmethod
     async def session_totals(self, app_name: str, user_id: str, session_id: str) -> SpanTotals:
@@ -167,7 +170,10 @@ class InMemorySpanStore(SpanStore):
         by_invocation: dict[str, list[StoredSpan]] = {}
         for span in self._session(app_name, user_id, session_id):
             by_invocation.setdefault(span.invocation_id, []).append(span)
-        totals = [SpanTotals.of(key, spans) for key, spans in by_invocation.items()]
+        ended = [
+            key for key, spans in by_invocation.items() if any(s.operation == ROOT for s in spans)
+        ]
+        totals = [SpanTotals.of(key, by_invocation[key]) for key in ended]
         found = [t for t in totals if t is not None]
         return sorted(found, key=lambda t: t.start_time, reverse=True)[:limit]
 

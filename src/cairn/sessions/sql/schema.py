@@ -232,6 +232,15 @@ spans = Table(
         "invocation_id",
         "start_time",
     ),
+    # The newest invocations of a session: their root spans, by start.
+    Index(
+        "cairn_spans_by_operation",
+        "session_id",
+        "app_name",
+        "user_id",
+        "operation",
+        "start_time",
+    ),
     Index("cairn_spans_by_event", "event_id"),
 )
 

@@ -15,6 +15,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from cairn.sessions.span_store import (
     MAX_SPANS_PER_READ,
+    ROOT,
     SpanStore,
     SpanTotals,
     StoredSpan,
@@ -139,14 +140,25 @@ def _totals(invocation_id: str | None, row: Any) -> SpanTotals:
 def _invocation_totals(
     connection: Connection, key: tuple[str, str, str], limit: int
 ) -> list[SpanTotals]:
-    statement = (
-        select(spans.c.invocation_id, *_TOTALS)
-        .where(_of_session(*key))
-        .group_by(spans.c.invocation_id)
-        .order_by(func.min(spans.c.start_time).desc())
+    # The newest invocations by their root span (index cairn_spans_by_operation), then the
+    # totals of their spans only (cairn_spans_by_session): the read grows with ``limit``,
+    # not with the session.
+    newest = (
+        select(spans.c.invocation_id)
+        .where(_of_session(*key), spans.c.operation == ROOT)
+        .order_by(spans.c.start_time.desc())
         .limit(limit)
     )
-    return [_totals(row.invocation_id, row) for row in connection.execute(statement)]
+    ids = list(connection.execute(newest).scalars())
+    if not ids:
+        return []
+    statement = (
+        select(spans.c.invocation_id, *_TOTALS)
+        .where(_of_session(*key), spans.c.invocation_id.in_(ids))
+        .group_by(spans.c.invocation_id)
+    )
+    found = [_totals(row.invocation_id, row) for row in connection.execute(statement)]
+    return sorted(found, key=lambda t: t.start_time, reverse=True)
 
 
 def _session_totals(connection: Connection, key: tuple[str, str, str]) -> SpanTotals:

@@ -49,6 +49,11 @@ def upgrade() -> None:
         "cairn_spans",
         ["session_id", "app_name", "user_id", "invocation_id", "start_time"],
     )
+    op.create_index(
+        "cairn_spans_by_operation",
+        "cairn_spans",
+        ["session_id", "app_name", "user_id", "operation", "start_time"],
+    )
     op.create_index("cairn_spans_by_event", "cairn_spans", ["event_id"])
 
 
