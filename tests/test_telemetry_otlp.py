@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
+from tests.server.harness import uvicorn_server
 from tests.support.otlp_receiver import Received, attributes, otlp_receiver
+from tests.support.waiting import BOUND_SECONDS, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,3 +131,31 @@ def test_an_unsupported_protocol_is_refused_with_what_to_use_instead() -> None:
     assert done.returncode != 0
     assert "OTEL_EXPORTER_OTLP_PROTOCOL='http/json' is not supported" in done.stderr
     assert "use http/protobuf" in done.stderr
+
+
+def test_an_api_server_exports_its_runs_spans_to_the_otlp_endpoint() -> None:
+    agents = ROOT / "tests" / "support" / "trace_agents"
+    with otlp_receiver() as received:
+        env = {
+            "CAIRN_AGENTS_DIR": str(agents),
+            "CAIRN_STORE": "memory://",
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": received.url + "/v1/traces",
+            "OTEL_SERVICE_NAME": "weather-api",
+        }
+        with uvicorn_server(env) as url:
+            session = "/apps/weather/users/ada/sessions/s1"
+            assert httpx.post(url + session, json={}, timeout=BOUND_SECONDS).status_code == 200
+            message = {"role": "user", "parts": [{"text": "Weather?"}]}
+            body = {"appName": "weather", "userId": "ada", "sessionId": "s1", "newMessage": message}
+            assert httpx.post(url + "/run", json=body, timeout=BOUND_SECONDS).status_code == 200
+
+            def exported() -> bool:
+                return "invocation" in {span.name for _, span in received.spans()}
+
+            wait_until(exported, "the invocation's span exported")
+            traces = httpx.get(url + "/cairn" + session + "/traces", timeout=BOUND_SECONDS)
+    cairn_spans = [span for _, span in received.spans() if span.name != "invocation"]
+    assert {"invoke_agent weather", "execute_tool get_forecast"} <= {s.name for s in cairn_spans}
+    assert received.spans()[0][0]["service.name"] == "weather-api"
+    # api-server records nothing into the store unless asked: OTLP export is separate.
+    assert traces.json()["recording"] is False

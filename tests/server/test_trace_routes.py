@@ -13,7 +13,7 @@ from fastapi import Request
 from tests.server.harness import asgi_client, text
 from tests.support.waiting import until
 
-from cairn.server import Principal
+from cairn.server import Principal, ServerSettings
 
 AGENTS = Path(__file__).resolve().parents[1] / "support" / "trace_agents"
 SESSION = "/apps/weather/users/alice/sessions/s1"
@@ -142,3 +142,18 @@ async def test_without_recording_the_routes_say_how_to_turn_it_on() -> None:
         assert (
             await api.get("/cairn/apps/weather/users/alice/sessions/nope/traces")
         ).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("environ", "records"),
+    [
+        ({}, False),
+        ({"CAIRN_WEB": "1"}, True),
+        ({"CAIRN_WEB": "1", "CAIRN_RECORD_SPANS": "0"}, False),
+        ({"CAIRN_RECORD_SPANS": "1"}, True),
+    ],
+)
+def test_spans_are_recorded_with_the_web_ui_or_when_asked(
+    environ: dict[str, str], records: bool
+) -> None:
+    assert ServerSettings.from_env(environ).records_spans is records
