@@ -13,6 +13,7 @@ from tests.support.recorded_spans import APP, USER, recording, run_weather, weat
 from cairn import Runner
 from cairn.sessions import InMemorySessionService
 from cairn.sessions.span_store import StoredSpan
+from cairn.telemetry import content
 from cairn.telemetry.content import CAPTURE_ENV, MAX_STRING_CHARS
 
 
@@ -125,3 +126,19 @@ async def test_settings_are_recorded_and_http_headers_never_are(
     }
     recorded = json.dumps([[s.attributes, s.events] for s in found])
     assert "sk-SECRET-123" not in recorded and "x-goog-api-key" not in recorded
+
+
+def test_a_long_conversation_keeps_its_newest_messages_and_says_how_many_are_left_out() -> None:
+    said = [
+        types.Content(role="user", parts=[types.Part(text=f"message {i}: " + "y" * 200)])
+        for i in range(500)
+    ]
+    sent = json.loads(content.messages_json(said))
+
+    marker, *kept = sent
+    assert marker["role"] == content.OMITTED_ROLE
+    left_out = 500 - len(kept)
+    assert marker["parts"][0]["content"].startswith(f"…[{left_out} earlier messages not recorded")
+    assert kept[-1]["parts"][0]["content"].startswith("message 499: ")
+    assert kept[0]["parts"][0]["content"].startswith(f"message {left_out}: ")
+    assert len(json.dumps(sent)) <= content.MAX_ATTRIBUTE_CHARS + 1_000

@@ -14,6 +14,7 @@ from tests.server.harness import asgi_client, text
 from tests.support.waiting import until
 
 from cairn.server import Principal, ServerSettings
+from cairn.server.routes.traces import InvocationTrace, SessionTraces
 
 AGENTS = Path(__file__).resolve().parents[1] / "support" / "trace_agents"
 SESSION = "/apps/weather/users/alice/sessions/s1"
@@ -66,6 +67,8 @@ async def test_an_invocations_spans_and_the_sessions_totals(api: httpx.AsyncClie
         assert found["durationMs"] >= found["modelMs"] > 0 and found["toolMs"] > 0
 
     tree = (await api.get(f"{TRACES}/{invocation}")).json()
+    InvocationTrace.model_validate(tree)  # the JSON the OpenAPI document declares
+    SessionTraces.model_validate(traces)
     assert tree["totals"] == totals
     spans = tree["spans"]
     names = {s["spanId"]: s["name"] for s in spans}

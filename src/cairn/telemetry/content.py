@@ -117,10 +117,43 @@ def _role(content: types.Content) -> str:
 
 def messages(contents: Sequence[types.Content]) -> list[dict[str, Any]]:
     """Contents as the conventions' messages (``gen_ai.input.messages``)."""
-    return [
-        {"role": _role(content), "parts": [part_of(part) for part in content.parts or []]}
-        for content in contents
-    ]
+    return [_message(content) for content in contents]
+
+
+def _message(content: types.Content) -> dict[str, Any]:
+    return {"role": _role(content), "parts": [part_of(part) for part in content.parts or []]}
+
+
+OMITTED_ROLE = "cairn.omitted"
+"""The role of the marker that stands for the earliest messages left out of a capped list."""
+
+
+def messages_json(contents: Sequence[types.Content]) -> str:
+    """``gen_ai.input.messages``: the newest messages that fit ``MAX_ATTRIBUTE_CHARS``, and a
+    first marker message saying how many earlier ones were left out. Only what is kept is
+    serialized, so a long conversation costs no more than a short one."""
+    kept: list[str] = []
+    size = 2
+    for content in reversed(contents):
+        text = json.dumps(_capped(_message(content)), ensure_ascii=False)
+        if kept and size + len(text) + 1 > MAX_ATTRIBUTE_CHARS:
+            break
+        kept.append(text)
+        size += len(text) + 1
+    left_out = len(contents) - len(kept)
+    if left_out:
+        marker = {
+            "role": OMITTED_ROLE,
+            "parts": [
+                {
+                    "type": "text",
+                    "content": f"…[{left_out} earlier messages not recorded: the attribute is "
+                    f"capped at {MAX_ATTRIBUTE_CHARS} characters]",
+                }
+            ],
+        }
+        kept.append(json.dumps(marker))
+    return truncated("[" + ",".join(reversed(kept)) + "]", MAX_ATTRIBUTE_CHARS + 1_000)
 
 
 def system_instructions(config: types.GenerateContentConfig) -> list[dict[str, Any]]:

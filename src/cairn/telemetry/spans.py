@@ -206,7 +206,7 @@ def record_request(
     span.set_attribute(
         "gen_ai.system_instructions", content.attribute_json(content.system_instructions(config))
     )
-    span.set_attribute("gen_ai.input.messages", content.attribute_json(content.messages(contents)))
+    span.set_attribute("gen_ai.input.messages", content.messages_json(contents))
     tools = content.tool_definitions(config)
     if tools:
         span.set_attribute("gen_ai.tool.definitions", content.attribute_json(tools))

@@ -11,7 +11,7 @@ from cairn.server.access import may_read
 from cairn.server.auth import Caller
 from cairn.server.context import Server, ServerContext
 from cairn.server.errors import NotFoundError
-from cairn.server.models import SERVER_ERRORS, Reply, camel, ok
+from cairn.server.models import SERVER_ERRORS, Reply, camel, errors, ok
 from cairn.sessions.span_store import SpanStore, SpanTotals, StoredSpan, empty_totals
 
 router = APIRouter(tags=["traces"], responses=SERVER_ERRORS)
@@ -186,8 +186,9 @@ async def invocation_trace(
 @router.get(
     "/debug/trace/{event_id}",
     summary="The attributes of the model call whose reply is the event (ADK)",
+    responses=errors(404, 422),
 )
-async def event_trace(ctx: Server, principal: Caller, event_id: str) -> Any:
+async def event_trace(ctx: Server, principal: Caller, event_id: str) -> dict[str, Any]:
     store = _store(ctx)
     found = [] if store is None else await store.spans_of_event(event_id)
     visible = [s for s in found if may_read(principal, s.app_name, s.user_id)]
@@ -201,8 +202,12 @@ async def event_trace(ctx: Server, principal: Caller, event_id: str) -> Any:
     }
 
 
-@router.get("/debug/trace/session/{session_id}", summary="A session's spans (ADK)")
-async def session_trace(ctx: Server, principal: Caller, session_id: str) -> Any:
+@router.get(
+    "/debug/trace/session/{session_id}",
+    summary="A session's spans (ADK)",
+    responses=errors(422),
+)
+async def session_trace(ctx: Server, principal: Caller, session_id: str) -> list[dict[str, Any]]:
     store = _store(ctx)
     found = [] if store is None else await store.spans_of_session_id(session_id)
     return [
