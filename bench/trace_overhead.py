@@ -10,8 +10,8 @@ runs by default), one as ``cairn web`` runs (an SDK ``TracerProvider``, the
 the median turn time of each and their ratio (goal: <= 1.25x; the spans are written off
 the run's path, in batches), the spans recorded and dropped, and the median time to read
 one invocation's spans and the newest 10 invocations' totals after turn 100 (a third of
-a shorter run) and after the last turn (goal: both stay flat, <= 1.5x, as the session grows). Measures and
-prints; asserts no timing.
+a shorter run) and after the last turn (goal: both stay flat, <= 1.5x, as the session
+grows). Measures and prints; asserts no timing.
 """
 
 from __future__ import annotations
