@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_trace_overhead_bench_quick_run(store: str) -> None:
     bench = str(ROOT / "bench" / "trace_overhead.py")
     result = subprocess.run(
-        [sys.executable, bench, "--turns", "12", "--store", store],
+        [sys.executable, bench, "--turns", "12", "--rounds", "1", "--store", store],
         capture_output=True,
         text=True,
         timeout=300,

@@ -29,7 +29,7 @@ CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 MAX_STRING_CHARS = 4_000
 """A longer string inside a message (a text, a tool argument) is cut to this many characters."""
 
-MAX_ATTRIBUTE_CHARS = 32_000
+MAX_ATTRIBUTE_CHARS = 16_000
 """A longer attribute (the JSON of all messages) is cut to this many characters."""
 
 CONFIG_FIELDS = (
@@ -77,9 +77,17 @@ def _capped(value: Any) -> Any:
     return truncated(str(value), MAX_STRING_CHARS)
 
 
+def _json(value: Any) -> str:
+    # Most values hold no long string: then the text as it is (walking it costs more).
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= MAX_STRING_CHARS:
+        return text
+    return json.dumps(_capped(value), ensure_ascii=False)
+
+
 def attribute_json(value: Any) -> str:
     """The JSON text an attribute holds, each string and the whole text capped."""
-    return truncated(json.dumps(_capped(value), ensure_ascii=False), MAX_ATTRIBUTE_CHARS)
+    return truncated(_json(value), MAX_ATTRIBUTE_CHARS)
 
 
 def part_of(part: types.Part) -> dict[str, Any]:
@@ -135,7 +143,7 @@ def messages_json(contents: Sequence[types.Content]) -> str:
     kept: list[str] = []
     size = 2
     for content in reversed(contents):
-        text = json.dumps(_capped(_message(content)), ensure_ascii=False)
+        text = _json(_message(content))
         if kept and size + len(text) + 1 > MAX_ATTRIBUTE_CHARS:
             break
         kept.append(text)
