@@ -99,3 +99,22 @@ def test_the_trace_tab_shows_an_invocations_spans_and_what_the_model_was_sent(
     expect(invocation.locator('[data-stat="tokens in"]')).to_contain_text("60")
     page.select_option("#trace-invocation", index=1)
     expect(rows).to_have_count(7)
+
+
+@pytest.fixture(scope="module")
+def unrecorded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    directory = tmp_path_factory.mktemp("unrecorded-server")
+    yield from _start_server(directory, CAIRN_AGENTS_DIR=str(AGENTS), CAIRN_RECORD_SPANS="0")
+
+
+def test_without_recording_the_tab_says_how_to_turn_it_on(
+    unrecorded_server: Server, page: Page
+) -> None:
+    page.goto(f"{unrecorded_server.url}/#weather/u-{uuid.uuid4().hex[:8]}")
+    ask(page, "Weather in Hangzhou?")
+    page.click("#trace-tab")
+    expect(page.locator("#trace-waterfall")).to_contain_text(
+        "This server does not record spans. Start it with `cairn web`, or "
+        "`cairn api-server --record-spans`."
+    )
+    expect(page.locator("#trace-invocation option")).to_have_count(0)

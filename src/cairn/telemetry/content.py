@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -136,6 +138,28 @@ OMITTED_ROLE = "cairn.omitted"
 """The role of the marker that stands for the earliest messages left out of a capped list."""
 
 
+_SEEN: OrderedDict[int, tuple[types.Content, str]] = OrderedDict()
+_SEEN_MAX = 4_096
+_SEEN_LOCK = threading.Lock()
+
+
+def _message_json(content: types.Content) -> str:
+    """A message's JSON, remembered for the same ``Content`` object: a conversation's model
+    calls send the same history objects again and again (the object is held, so its id is
+    not reused while remembered)."""
+    with _SEEN_LOCK:
+        seen = _SEEN.get(id(content))
+        if seen is not None and seen[0] is content:
+            _SEEN.move_to_end(id(content))
+            return seen[1]
+    text = _json(_message(content))
+    with _SEEN_LOCK:
+        _SEEN[id(content)] = (content, text)
+        if len(_SEEN) > _SEEN_MAX:
+            _SEEN.popitem(last=False)
+    return text
+
+
 def messages_json(contents: Sequence[types.Content]) -> str:
     """``gen_ai.input.messages``: the newest messages that fit ``MAX_ATTRIBUTE_CHARS``, and a
     first marker message saying how many earlier ones were left out. Only what is kept is
@@ -143,7 +167,7 @@ def messages_json(contents: Sequence[types.Content]) -> str:
     kept: list[str] = []
     size = 2
     for content in reversed(contents):
-        text = _json(_message(content))
+        text = _message_json(content)
         if kept and size + len(text) + 1 > MAX_ATTRIBUTE_CHARS:
             break
         kept.append(text)

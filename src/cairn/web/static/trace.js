@@ -14,7 +14,7 @@ const RETRY_MS = 500;
  * `refresh()` reads the session's spans again (call it when the tab shows or a run ends).
  */
 export function traceTab({ root, context, fail }) {
-  const state = { sessionId: null, traces: null, invocation: null, trace: null, spanId: null, chosen: false };
+  const state = { sessionId: null, traces: null, invocation: null, trace: null, spanId: null, chosen: false, selectedEventId: null };
   let retryTimer = null;
   let generation = 0;
 
@@ -57,6 +57,9 @@ export function traceTab({ root, context, fail }) {
   }
 
   function wantedInvocation(ctx, ids) {
+    // An event selected since the last look wins over an earlier choice from the list.
+    if (ctx.selectedEventId && ctx.selectedEventId !== state.selectedEventId) state.chosen = false;
+    state.selectedEventId = ctx.selectedEventId;
     if (state.chosen && ids.includes(state.invocation)) return state.invocation;
     const selected = ctx.events.find((e) => e.id === ctx.selectedEventId);
     if (selected && ids.includes(selected.invocationId)) return selected.invocationId;
