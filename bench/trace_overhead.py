@@ -3,16 +3,16 @@
     python bench/trace_overhead.py [--turns 300] [--rounds 3] [--store sqlite|memory]
 
 Two kinds of fresh process, alternated for ``--rounds``, run the same ``--turns``
-invocations of a weather agent (three model calls on a zero-latency scripted model, two
-tool calls, one of which raises) in one session: one with no OpenTelemetry SDK at all (the
-API's no-ops, as ``cairn api-server`` runs by default), one as ``cairn web`` runs (an SDK
-``TracerProvider``, the ``SpanRecorder`` writing every span into the session store,
-content capture on). Prints the median turn time of each (the median over the rounds) and
-their ratio (goal: <= 1.25x; the spans are written off the run's path, in batches), the
-spans recorded and dropped, and the median time to read one invocation's spans and the
-newest 10 invocations' totals after turn 100 (a third of a shorter run) and after the
-last turn (goal: both stay flat, <= 1.5x, as the session grows). Measures and prints;
-asserts no timing.
+invocations of the trace tests' weather agent (tests/support/trace_agents: three model
+calls on a zero-latency scripted model, two tool calls, one of which raises) in one
+session: one with no OpenTelemetry SDK at all (the API's no-ops, as ``cairn api-server``
+runs by default), one as ``cairn web`` runs (an SDK ``TracerProvider``, the
+``SpanRecorder`` writing every span into the session store, content capture on). Prints
+the median turn time of each (the median over the rounds) and their ratio (goal: <= 1.25x;
+the spans are written off the run's path, in batches), the spans recorded and dropped,
+and the median time to read one invocation's spans and the newest 10 invocations' totals
+after turn 100 (a third of a shorter run) and after the last turn (goal: both stay flat,
+<= 1.5x, as the session grows). Measures and prints; asserts no timing.
 """
 
 from __future__ import annotations
@@ -31,48 +31,19 @@ from typing import Any
 
 from google.genai import types
 
-from cairn import Agent, LlmResponse, Runner
-from cairn.models.llm_request import LlmRequest
-from cairn.sessions import BaseSessionService, InMemorySessionService, SqliteSessionService
-from cairn.testing import Call, ScriptedLlm
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.trace_agents.weather.agent import root_agent  # noqa: E402
+
+from cairn import Runner  # noqa: E402
+from cairn.sessions import (  # noqa: E402
+    BaseSessionService,
+    InMemorySessionService,
+    SqliteSessionService,
+)
 
 APP, USER, SESSION = "bench", "u1", "s1"
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Look up the weather."""
-    return {"city": city, "celsius": 23}
-
-
-def get_forecast(city: str) -> dict[str, Any]:
-    """Look up tomorrow's weather."""
-    raise RuntimeError(f"no forecast for {city}")
-
-
-def respond(request: LlmRequest) -> LlmResponse:
-    last = request.contents[-1]
-    answered = [p.function_response.name for p in last.parts or [] if p.function_response]
-    if answered == ["get_weather"]:
-        part = Call("get_forecast", city="Hangzhou").part()
-    elif answered == ["get_forecast"]:
-        part = types.Part(text="It is 23°C in Hangzhou.")
-    else:
-        part = Call("get_weather", city="Hangzhou").part()
-    usage = types.GenerateContentResponseUsageMetadata(
-        prompt_token_count=100, candidates_token_count=10
-    )
-    return LlmResponse(
-        content=types.Content(role="model", parts=[part]), usage_metadata=usage, turn_complete=True
-    )
-
-
-def agent() -> Agent:
-    return Agent(
-        name="weather",
-        model=ScriptedLlm(respond=respond),
-        instruction="Answer in one sentence.",
-        tools=[get_weather, get_forecast],
-    )
 
 
 async def child(turns: int, store: str, recording: bool) -> dict[str, Any]:
@@ -93,7 +64,7 @@ async def child(turns: int, store: str, recording: bool) -> dict[str, Any]:
         assert span_store is not None
         recorder = SpanRecorder(span_store)
         add_span_processor(recorder)
-    runner = Runner(app_name=APP, agent=agent(), session_service=service)
+    runner = Runner(app_name=APP, agent=root_agent, session_service=service)
     await service.create_session(app_name=APP, user_id=USER, session_id=SESSION)
     times: list[float] = []
     reads: dict[str, list[float]] = {}
