@@ -16,6 +16,7 @@ ends its span.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
 from typing import Protocol, TypeVar
@@ -88,6 +89,12 @@ def _set_error(span: Span, error_type: str, description: str) -> None:
     span.set_status(Status(StatusCode.ERROR, description))
 
 
+@functools.cache
+def _tracer() -> trace.Tracer:
+    # Before a provider is set this is the API's proxy, which forwards to it once set.
+    return trace.get_tracer("cairn", __version__)
+
+
 @contextlib.contextmanager
 def _span(
     name: str,
@@ -98,9 +105,9 @@ def _span(
     """A span, child of the current one, that records an escaping exception and always ends;
     ``measure`` is told its duration (for the metrics).
 
-    The tracer is looked up at every span, so a provider configured later is used.
+    A provider configured later is used (the API's proxy tracer forwards to it).
     """
-    span = trace.get_tracer("cairn", __version__).start_span(name, kind=kind, attributes=attributes)
+    span = _tracer().start_span(name, kind=kind, attributes=attributes)
     started = time.perf_counter()
     error_type: str | None = None
     try:

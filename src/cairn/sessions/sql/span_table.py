@@ -174,7 +174,9 @@ class SqlSpanStore(SpanStore):
 
     async def write_spans(self, spans: Sequence[StoredSpan]) -> None:
         if spans:
-            await self.database.transaction(_write, [_row(s) for s in spans], write=True)
+            # Not durable (as a lease): a crash may lose the last spans, never an event.
+            rows = [_row(s) for s in spans]
+            await self.database.transaction(_write, rows, write=True, durable=False)
 
     async def invocation_spans(
         self, app_name: str, user_id: str, session_id: str, invocation_id: str
