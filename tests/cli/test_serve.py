@@ -113,6 +113,7 @@ def test_options_become_the_contracts_environment(tmp_path: Path) -> None:
         max_body_bytes=10,
         lease_ttl=90.0,
         auto_create_session=True,
+        record_spans=False,
     )
     assert environment == {
         "CAIRN_AGENTS_DIR": str(tmp_path.resolve()),
@@ -125,6 +126,7 @@ def test_options_become_the_contracts_environment(tmp_path: Path) -> None:
         "CAIRN_MAX_BODY_BYTES": "10",
         "CAIRN_LEASE_TTL": "90.0",
         "CAIRN_AUTO_CREATE_SESSION": "1",
+        "CAIRN_RECORD_SPANS": "0",
     }
     plain = _environment(
         web=False,

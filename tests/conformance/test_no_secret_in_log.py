@@ -13,6 +13,7 @@ import pytest
 from google.genai import types
 from sqlalchemy import Connection, MetaData, select
 from tests.auth.token_server import CLIENT_ID, REDIRECT_URI, FakeProvider
+from tests.support.recorded_spans import recording
 
 from cairn import Agent, Runner, ToolContext
 from cairn.auth import (
@@ -29,6 +30,7 @@ from cairn.auth import (
 from cairn.models.llm_request import LlmRequest
 from cairn.sessions import BaseSessionService, InMemorySessionService
 from cairn.sessions.sql.store import SqlSessionStore
+from cairn.telemetry.content import CAPTURE_ENV
 from cairn.testing import Call, ScriptedLlm
 
 APP, USER, SESSION = "calendar", "ada", "s1"
@@ -94,9 +96,11 @@ async def every_row(store: BaseSessionService) -> dict[str, list[str]]:
     if isinstance(store, InMemorySessionService):
         session = await store.get_session(app_name=APP, user_id=USER, session_id=SESSION)
         assert session is not None
+        spans = await store.spans.spans_of_session_id(SESSION)
         return {
             "events": [e.to_json() for e in session.events],
             "state": [json.dumps(session.state)],
+            "spans": [json.dumps([s.attributes, s.events, s.status_message]) for s in spans],
         }
     assert isinstance(store, SqlSessionStore)
 
@@ -112,8 +116,23 @@ async def every_row(store: BaseSessionService) -> dict[str, list[str]]:
 
 
 async def test_a_sign_in_leaves_no_secret_in_any_row(
-    store: BaseSessionService, provider: FakeProvider
+    store: BaseSessionService, provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Spans are recorded, with what each model and tool call sent and got: no secret there either.
+    monkeypatch.setenv(CAPTURE_ENV, "true")
+    async with recording(store):
+        await sign_in_twice(store, provider)
+
+    rows = await every_row(store)
+    spans = rows["spans" if "spans" in rows else "cairn_spans"]
+    assert any("execute_tool" in line and "calendar" in line for line in spans)
+    for secret in (provider.client_secret, *provider.issued):
+        for table, lines in rows.items():  # credentials are encrypted: not even there
+            found = [line for line in lines if secret in line]
+            assert not found, f"{secret!r} is stored in {table}: {found[0][:300]}"
+
+
+async def sign_in_twice(store: BaseSessionService, provider: FakeProvider) -> None:
     key = new_encryption_key()
     await store.create_session(app_name=APP, user_id=USER, session_id=SESSION)
     say = types.Content(role="user", parts=[types.Part(text="monday?")])
@@ -147,10 +166,6 @@ async def test_a_sign_in_leaves_no_secret_in_any_row(
     results = [r.response for e in done for r in e.get_function_responses()]
     assert results == [{"day": "monday", "token_ends": token[-6:]}]
 
-    rows = await every_row(store)
     shown = json.dumps([e.model_dump(mode="json") for e in asked + done])
     for secret in (provider.client_secret, *provider.issued):
         assert secret not in shown
-        for table, lines in rows.items():  # credentials are encrypted: not even there
-            found = [line for line in lines if secret in line]
-            assert not found, f"{secret!r} is stored in {table}: {found[0][:300]}"

@@ -130,6 +130,13 @@ def test_real_answers_of_every_route_match_the_schema() -> None:
         interrupt_id=interrupt["id"],
         **r,
     )
+    # This server records no spans (an api-server's default): the trace routes answer their
+    # empty forms; tests/server/test_trace_routes.py reads recorded ones.
+    invocation = events.json()[0]["invocationId"]
+    call("GET", CAIRN_SESSION + "/traces", limit=5, **r)
+    call("GET", CAIRN_SESSION + "/traces/{invocation_id}", 404, invocation_id=invocation, **r)
+    call("GET", "/debug/trace/{event_id}", 404, event_id=events.json()[0]["id"])
+    call("GET", "/debug/trace/session/{session_id}", session_id="tour")
     every = {
         (method.upper(), path)
         for path, operations in app.openapi()["paths"].items()

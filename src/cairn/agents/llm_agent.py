@@ -506,6 +506,7 @@ class LlmAgent(BaseAgent):
             if name not in known and isinstance(tool, BaseTool)
         ]
         responses: list[LlmResponse] = []
+        reply_id = ""
         if response is not None:
             responses = [response]
         else:
@@ -513,7 +514,9 @@ class LlmAgent(BaseAgent):
             stream = ctx.run_config.streaming_mode == StreamingMode.SSE
             try:
                 model = self.canonical_model
-                with telemetry.model_span(ctx, request.model or model.model) as span:
+                model_name = request.model or model.model
+                with telemetry.model_span(ctx, model_name) as span:
+                    telemetry.record_request(span, request.config, request.contents)
                     chunks = model.generate_content_async(request, stream)
                     planned = (
                         planning.PlannedStream(self.planner, ctx)
@@ -529,7 +532,10 @@ class LlmAgent(BaseAgent):
                             else:
                                 responses.append(chunk)
                     if responses:
-                        telemetry.record_response(span, responses[-1])
+                        reply_id = Event.new_id()
+                        telemetry.record_response(
+                            span, responses[-1], model=model_name, event_id=reply_id
+                        )
             except Exception as error:
                 handled = await plugins_then_callbacks(
                     ctx,
@@ -587,6 +593,8 @@ class LlmAgent(BaseAgent):
             if grounding is not None:  # a search an agent tool did grounds this reply
                 reply = reply.model_copy(update={"grounding_metadata": grounding})
             event = self._event_from(ctx, reply, callback_context.actions)
+            if reply_id and model_response is responses[-1]:
+                event.id = reply_id  # the id its chat span names (GET /debug/trace/{event_id})
             callback_context = Context(ctx)
             calls = event.get_function_calls()
             for call in calls:

@@ -257,8 +257,10 @@ async def _run_one(
         answer = await _gate(tool, args, context)
     if answer is None:
         try:
-            with telemetry.tool_span(context.invocation_context, tool.name, call.id):
+            with telemetry.tool_span(context.invocation_context, tool.name, call.id) as span:
+                telemetry.record_tool_arguments(span, args)
                 answer = await tool.run_async(args=args, tool_context=context)
+                telemetry.record_tool_result(span, answer)
         except asyncio.CancelledError as cancelled:
             await notify_tool_cancelled(
                 context.invocation_context,

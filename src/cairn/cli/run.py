@@ -31,6 +31,7 @@ from cairn.cli._prompts import Terminal
 from cairn.cli._render import print_error
 from cairn.cli._replay import Replay, read_replay
 from cairn.cli._run_log import RunLog, run_log
+from cairn.cli._telemetry import exported_telemetry
 from cairn.errors import CairnError, SessionNotFoundError
 from cairn.runners.runner import Runner
 from cairn.sessions.base_session_service import BaseSessionService
@@ -188,7 +189,7 @@ def run(
         for stderr in (False, True)
     )
     try:
-        with run_log(errors, verbose=verbose) as log:
+        with run_log(errors, verbose=verbose) as log, exported_telemetry():
             code = asyncio.run(_run(options, console, errors, log))
     except CommandError as exc:
         print_error(errors, f"error: {exc}")

@@ -85,6 +85,12 @@ def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="/run and /run_sse create a session that does not exist yet.",
         ),
         click.option(
+            "--record-spans/--no-record-spans", default=None,
+            help="Write each run's OpenTelemetry spans into the session store, for the Trace "
+            "tab and GET .../traces (env CAIRN_RECORD_SPANS). Default: on for `cairn web`, "
+            "off for `cairn api-server`. OTLP export is set by the OTEL_* variables.",
+        ),
+        click.option(
             "--timeout-graceful-shutdown", "graceful_shutdown", type=click.IntRange(min=0),
             default=GRACEFUL_SHUTDOWN, show_default=True, metavar="SECONDS",
             help="On SIGTERM or Ctrl-C, let requests in flight finish for this long, then "
@@ -172,6 +178,7 @@ def _serve(
     workers: int,
     reload: bool,
     auto_create_session: bool,
+    record_spans: bool | None,
     graceful_shutdown: int,
     log_level: str,
 ) -> None:
@@ -202,6 +209,7 @@ def _serve(
         max_body_bytes=max_body_bytes,
         lease_ttl=lease_ttl,
         auto_create_session=auto_create_session,
+        record_spans=record_spans,
     )
     os.environ.update({k: v for k, v in environment.items() if v is not None})
     for name in [k for k, v in environment.items() if v is None]:
@@ -316,6 +324,7 @@ def _environment(
     max_body_bytes: int | None,
     lease_ttl: float | None,
     auto_create_session: bool,
+    record_spans: bool | None = None,
 ) -> dict[str, str | None]:
     """The ``CAIRN_*`` variables for ``app_from_env`` (None: unset it). Options that are not
     given leave their variable as the environment has it."""
@@ -339,6 +348,8 @@ def _environment(
         environment["CAIRN_LEASE_TTL"] = repr(lease_ttl)
     if auto_create_session:
         environment["CAIRN_AUTO_CREATE_SESSION"] = "1"
+    if record_spans is not None:
+        environment["CAIRN_RECORD_SPANS"] = "1" if record_spans else "0"
     return environment
 
 

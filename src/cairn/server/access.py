@@ -101,3 +101,10 @@ def check_new_user_id(user_id: str) -> None:
 def visible_apps(principal: Principal, names: Iterable[str]) -> list[str]:
     """The apps of ``names`` the principal may use, in order."""
     return [n for n in names if principal.apps is None or n in principal.apps]
+
+
+def may_read(principal: Principal, app_name: str, user_id: str) -> bool:
+    """Whether the principal may read what ``app_name``'s user ``user_id`` owns (for routes
+    whose path names neither, as ADK's ``/debug/trace/...``)."""
+    allowed_app = principal.apps is None or app_name in principal.apps
+    return allowed_app and (principal.admin or principal.user_id == user_id)

@@ -36,9 +36,11 @@ from cairn.server.routes import (
     run,
     running,
     sessions,
+    traces,
 )
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
+from cairn.server.tracing import install_tracing
 
 
 class _CairnAPI(FastAPI):
@@ -71,6 +73,8 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
         ),
     )
 
+    install_tracing(context)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
@@ -94,7 +98,9 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     # /health and /version are open, as in ADK: their routes join the app as they are,
     # outside the app-wide dependency and its 401/403 (auth.OPEN_PATHS).
     app.router.routes.extend(probes.router.routes)
-    for module in (apps, sessions, run, artifacts, artifact_uploads, history, interrupts, running):
+    for module in (
+        apps, sessions, run, artifacts, artifact_uploads, history, interrupts, running, traces
+    ):
         app.include_router(module.router)
     # Added innermost first: CORS (outermost) -> body limit -> routes (authenticated).
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)

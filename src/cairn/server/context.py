@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncGenerator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
@@ -20,6 +20,10 @@ from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.session import Session
 
+if TYPE_CHECKING:
+    from cairn.sessions.span_recorder import SpanRecorder
+    from cairn.sessions.span_store import SpanStore
+
 NO_EVENTS = GetSessionConfig(num_recent_events=0)
 
 
@@ -32,6 +36,10 @@ class ServerContext:
     """The invocations running now, listened to or not (their client may have left)."""
     running: RunningInvocations = dataclasses.field(default_factory=RunningInvocations)
     """The same invocations by session and invocation id, once their first event is in."""
+    spans: SpanStore | None = None
+    """Where recorded spans are read (None: the session store keeps none)."""
+    recorder: SpanRecorder | None = None
+    """What writes finished spans into ``spans`` (None: not recording)."""
 
     @property
     def sessions(self) -> BaseSessionService:
@@ -86,6 +94,11 @@ class ServerContext:
 
     async def close(self) -> None:
         await self.end_invocations()
+        if self.recorder is not None:
+            from cairn.telemetry.setup import remove_span_processor
+
+            remove_span_processor(self.recorder)
+            await self.recorder.close()
         await self.apps.close()
         await self.services.close()
 

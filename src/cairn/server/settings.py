@@ -133,6 +133,13 @@ class ServerSettings:
     lease_ttl: float = DEFAULT_LEASE_TTL
     """Seconds a session's lease outlives its last renewal when its holder stops (a holder on
     the same host whose process exited is replaced at once)."""
+    record_spans: bool | None = None
+    """Write finished spans into the session store (``cairn.sessions.span_recorder``), for
+    the Trace tab and the trace routes. None: when the dev UI is served (``web``)."""
+
+    @property
+    def records_spans(self) -> bool:
+        return self.web if self.record_spans is None else self.record_spans
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents_dir", Path(self.agents_dir))
@@ -150,8 +157,9 @@ class ServerSettings:
         """Settings from ``CAIRN_AGENTS_DIR``, ``CAIRN_STORE``, ``CAIRN_ARTIFACT_STORE``,
         ``CAIRN_MEMORY_STORE``, ``CAIRN_API_KEY``, ``CAIRN_AUTHENTICATE``, ``CAIRN_JWT_*``
         (``JWTSettings.from_env``), ``CAIRN_CORS_ORIGINS`` (comma-separated),
-        ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1``, ``CAIRN_AUTO_CREATE_SESSION=1`` and
-        ``CAIRN_LEASE_TTL`` (seconds)."""
+        ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1``, ``CAIRN_AUTO_CREATE_SESSION=1``,
+        ``CAIRN_LEASE_TTL`` (seconds) and ``CAIRN_RECORD_SPANS`` (1 or 0; unset: with the
+        web UI)."""
         env = os.environ if environ is None else environ
         size = env.get("CAIRN_MAX_BODY_BYTES", "").strip()
         try:
@@ -183,6 +191,9 @@ class ServerSettings:
             web=_flag(env.get("CAIRN_WEB")),
             auto_create_session=_flag(env.get("CAIRN_AUTO_CREATE_SESSION")),
             lease_ttl=lease_ttl,
+            record_spans=_flag(env["CAIRN_RECORD_SPANS"])
+            if env.get("CAIRN_RECORD_SPANS")
+            else None,
         )
 
 

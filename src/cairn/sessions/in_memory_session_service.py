@@ -45,6 +45,7 @@ from cairn.sessions.session_info import (
     checked_name,
     first_user_text,
 )
+from cairn.sessions.span_store import InMemorySpanStore
 
 _T = TypeVar("_T")
 
@@ -107,6 +108,8 @@ class InMemorySessionService(BaseSessionService):
         self._sessions: dict[tuple[str, str], dict[str, _StoredSession]] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+        self.spans = InMemorySpanStore()
+        """The finished spans of this store's sessions (``cairn.sessions.span_recorder``)."""
 
     # -- helpers -------------------------------------------------------------------
     def _find(self, app_name: str, user_id: str, session_id: str) -> _StoredSession | None:
@@ -322,6 +325,7 @@ class InMemorySessionService(BaseSessionService):
             by_id = self._sessions.get((app_name, user_id))
             if by_id is not None:
                 by_id.pop(session_id, None)
+        self.spans.delete_session(app_name, user_id, session_id)
 
     async def set_session_name(
         self, *, app_name: str, user_id: str, session_id: str, name: str | None

@@ -39,6 +39,7 @@ from cairn.sessions.sql.schema import (
     leases,
     session_info,
     sessions,
+    spans,
     state,
 )
 
@@ -284,6 +285,7 @@ def delete_session(connection: Connection, key: SessionKey) -> None:
     )
     connection.execute(delete(leases).where(_is(leases, key)))
     connection.execute(delete(session_info).where(_is(session_info, key)))
+    connection.execute(delete(spans).where(_is(spans, key)))
     connection.execute(delete(sessions).where(_is(sessions, key)))
 
 

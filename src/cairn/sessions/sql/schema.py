@@ -18,6 +18,9 @@
   MIME type and custom metadata.
 - ``cairn_session_info``: a session's name and, for a fork, its parent session and the
   last event copied from it (``cairn.sessions.session_info``); deleted with the session.
+- ``cairn_spans``: one row per finished OpenTelemetry span of an invocation
+  (``cairn.sessions.span_store``): its ids, name, times in nanoseconds, status, the
+  token counts of a model call, and its attributes and events as JSON text.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
 """
@@ -211,9 +214,53 @@ session_info = Table(
     Column("parent_event_id", String(KEY_LENGTH), nullable=True),
 )
 
+spans = Table(
+    "cairn_spans",
+    metadata,
+    Column("pk", AutoPk, primary_key=True, autoincrement=True),
+    Column("app_name", String(KEY_LENGTH), nullable=False),
+    Column("user_id", String(KEY_LENGTH), nullable=False),
+    Column("session_id", String(KEY_LENGTH), nullable=False),
+    Column("invocation_id", String(KEY_LENGTH), nullable=False),
+    Column("event_id", String(KEY_LENGTH), nullable=True),
+    Column("trace_id", String(32), nullable=False),
+    Column("span_id", String(16), nullable=False),
+    Column("parent_span_id", String(16), nullable=True),
+    Column("name", String(255), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("operation", String(32), nullable=False),
+    Column("start_time", BigInteger, nullable=False),
+    Column("end_time", BigInteger, nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("status_message", LongText, nullable=True),
+    Column("input_tokens", BigInteger, nullable=True),
+    Column("output_tokens", BigInteger, nullable=True),
+    Column("attributes", LongText, nullable=False),
+    Column("events", LongText, nullable=False),
+    # Leads with the session id: ADK's /debug/trace/session/{session_id} names nothing else.
+    Index(
+        "cairn_spans_by_session",
+        "session_id",
+        "app_name",
+        "user_id",
+        "invocation_id",
+        "start_time",
+    ),
+    # The newest invocations of a session: their root spans, by start.
+    Index(
+        "cairn_spans_by_operation",
+        "session_id",
+        "app_name",
+        "user_id",
+        "operation",
+        "start_time",
+    ),
+    Index("cairn_spans_by_event", "event_id"),
+)
+
 VERSION_TABLE = "cairn_alembic_version"
 
 TABLES = {
     table.name: table
-    for table in (sessions, events, state, leases, credentials, artifacts, session_info)
+    for table in (sessions, events, state, leases, credentials, artifacts, session_info, spans)
 }

@@ -143,6 +143,9 @@ export const api = {
   interrupts: (app, user, sid) => request("GET", `${cairnSession(app, user, sid)}/interrupts`),
   nodes: (app, user, sid, inv) =>
     request("GET", `${cairnSession(app, user, sid)}/invocations/${enc(inv)}/nodes`),
+  traces: (app, user, sid) => request("GET", `${cairnSession(app, user, sid)}/traces`),
+  invocationTrace: (app, user, sid, inv) =>
+    request("GET", `${cairnSession(app, user, sid)}/traces/${enc(inv)}`),
   rewind: (app, user, sid, invocationId) =>
     request("POST", `${cairnSession(app, user, sid)}/rewind`, { invocationId }),
   fork: (app, user, sid, upToEventId) =>

@@ -15,6 +15,7 @@ import { lineage, renderSessionHead, sessionTitle } from "./session_names.js";
 import { stateEditor } from "./state_edit.js";
 import { stopRun } from "./stop.js";
 import { timelineView } from "./timeline.js";
+import { traceTab } from "./trace.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -371,6 +372,7 @@ function renderAll() {
   stateView.render(ui.detail);
   if (ui.tab === "artifacts") artifactsView.refresh();
   renderGraphTab();
+  if (ui.tab === "trace") traceView.refresh();
   setStatus();
 }
 
@@ -448,9 +450,10 @@ function showTab(name) {
   ui.tab = name;
   for (const tab of document.querySelectorAll(".tabs [data-tab]")) tab.classList.toggle("active", tab.dataset.tab === name);
   for (const body of document.querySelectorAll("[data-body]")) body.hidden = body.dataset.body !== name;
-  document.body.classList.toggle("wide-panel", name === "eval"); // room for side by side
+  document.body.classList.toggle("wide-panel", name === "eval" || name === "trace"); // room for side by side
   if (name === "graph") renderGraphTab();
   if (name === "artifacts") artifactsView.refresh();
+  if (name === "trace") traceView.refresh();
 }
 
 // ---------------------------------------------------------------- evaluation
@@ -481,6 +484,12 @@ async function stop() {
     button.disabled = false;
   }
 }
+
+const traceView = traceTab({
+  root: $("trace-view"),
+  context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId, selectedEventId: timeline.selectedId, events: log.events }),
+  fail,
+});
 
 // ---------------------------------------------------------------- wiring
 

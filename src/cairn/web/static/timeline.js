@@ -383,6 +383,10 @@ export function timelineView({ root, inspector, controls, log, api, context, act
 
   return {
     select,
+    /** The selected event's id, or null. */
+    get selectedId() {
+      return selectedId;
+    },
     /** Row controls that depend on the run (rewind is off while running). */
     refreshHeaders() {
       for (const element of root.querySelectorAll("section.invocation")) refreshHeader(element);

@@ -16,8 +16,9 @@ ends its span.
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
-from collections.abc import AsyncGenerator, Iterator, Mapping
+import functools
+import time
+from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
 from typing import Protocol, TypeVar
 
 from google.genai import types
@@ -25,12 +26,13 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
+from cairn.telemetry import content, metrics
+from cairn.version import __version__
+
 T = TypeVar("T")
 
-try:
-    _VERSION: str | None = importlib.metadata.version("cairn")
-except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-    _VERSION = None
+Measure = Callable[[float, str | None], None]
+"""Told a span's duration in seconds and its error type (None if it did not raise)."""
 
 
 class _HasId(Protocol):
@@ -64,6 +66,8 @@ class ModelResponse(Protocol):
     def error_code(self) -> str | None: ...
     @property
     def error_message(self) -> str | None: ...
+    @property
+    def content(self) -> types.Content | None: ...
 
 
 def _ids(app_name: str, user_id: str, session_id: str, invocation_id: str) -> dict[str, str]:
@@ -85,23 +89,38 @@ def _set_error(span: Span, error_type: str, description: str) -> None:
     span.set_status(Status(StatusCode.ERROR, description))
 
 
+@functools.cache
+def _tracer() -> trace.Tracer:
+    # Before a provider is set this is the API's proxy, which forwards to it once set.
+    return trace.get_tracer("cairn", __version__)
+
+
 @contextlib.contextmanager
 def _span(
-    name: str, attributes: Mapping[str, AttributeValue], kind: SpanKind = SpanKind.INTERNAL
+    name: str,
+    attributes: Mapping[str, AttributeValue],
+    kind: SpanKind = SpanKind.INTERNAL,
+    measure: Measure | None = None,
 ) -> Iterator[Span]:
-    """A span, child of the current one, that records an escaping exception and always ends.
+    """A span, child of the current one, that records an escaping exception and always ends;
+    ``measure`` is told its duration (for the metrics).
 
-    The tracer is looked up at every span, so a provider configured later is used.
+    A provider configured later is used (the API's proxy tracer forwards to it).
     """
-    span = trace.get_tracer("cairn", _VERSION).start_span(name, kind=kind, attributes=attributes)
+    span = _tracer().start_span(name, kind=kind, attributes=attributes)
+    started = time.perf_counter()
+    error_type: str | None = None
     try:
         yield span
     except Exception as error:  # GeneratorExit and cancellation are not errors
+        error_type = type(error).__qualname__
         span.record_exception(error)
-        _set_error(span, type(error).__qualname__, f"{type(error).__name__}: {error}")
+        _set_error(span, error_type, f"{type(error).__name__}: {error}")
         raise
     finally:
         span.end()
+        if measure is not None:
+            measure(time.perf_counter() - started, error_type)
 
 
 async def _steps_in(span: Span, events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
@@ -135,7 +154,11 @@ def invocation_span(
     *, app_name: str, user_id: str, session_id: str, invocation_id: str
 ) -> contextlib.AbstractContextManager[Span]:
     """``invocation``: one ``Runner.run_async``. Drive its work with ``in_span``."""
-    return _span("invocation", _ids(app_name, user_id, session_id, invocation_id))
+
+    def measure(seconds: float, error_type: str | None) -> None:
+        metrics.record_invocation(app_name, seconds, error_type)
+
+    return _span("invocation", _ids(app_name, user_id, session_id, invocation_id), measure=measure)
 
 
 def agent_span(ctx: Invocation, agent_name: str) -> contextlib.AbstractContextManager[Span]:
@@ -156,20 +179,79 @@ def model_span(ctx: Invocation, model: str) -> contextlib.AbstractContextManager
         "gen_ai.request.model": model,
         **_ids_of(ctx),
     }
-    return _span(f"chat {model}".rstrip(), attributes, SpanKind.CLIENT)
+
+    def measure(seconds: float, error_type: str | None) -> None:
+        metrics.record_model_call(model, seconds, error_type)
+
+    return _span(f"chat {model}".rstrip(), attributes, SpanKind.CLIENT, measure)
 
 
-def record_response(span: Span, response: ModelResponse) -> None:
-    """Token usage, finish reason and response model of a model call's final response."""
+_REQUEST_SETTINGS = {
+    "temperature": "gen_ai.request.temperature",
+    "top_p": "gen_ai.request.top_p",
+    "top_k": "gen_ai.request.top_k",
+    "max_output_tokens": "gen_ai.request.max_tokens",
+    "stop_sequences": "gen_ai.request.stop_sequences",
+    "presence_penalty": "gen_ai.request.presence_penalty",
+    "frequency_penalty": "gen_ai.request.frequency_penalty",
+    "seed": "gen_ai.request.seed",
+    "candidate_count": "gen_ai.request.choice.count",
+}
+
+
+def record_request(
+    span: Span, config: types.GenerateContentConfig, contents: list[types.Content]
+) -> None:
+    """The request a model call sends: its generation settings always; its system
+    instruction, messages, tool declarations and whole config when content capture is on."""
+    for field, attribute in _REQUEST_SETTINGS.items():
+        value = getattr(config, field)
+        if value is not None:
+            span.set_attribute(attribute, value)
+    if not content.capture_enabled():
+        return
+    span.set_attribute(
+        "gen_ai.system_instructions", content.attribute_json(content.system_instructions(config))
+    )
+    span.set_attribute("gen_ai.input.messages", content.messages_json(contents))
+    tools = content.tool_definitions(config)
+    if tools:
+        span.set_attribute("gen_ai.tool.definitions", content.attribute_json(tools))
+    span.set_attribute(
+        "cairn.request.config", content.attribute_json(content.generation_config(config))
+    )
+
+
+def record_response(
+    span: Span,
+    response: ModelResponse,
+    *,
+    model: str = "",
+    event_id: str | None = None,
+) -> None:
+    """Token usage, finish reason and response model of a model call's final response; its
+    content when content capture is on;
+    ``event_id``: the event the reply becomes, for ``GET /debug/trace/{event_id}``."""
     usage = response.usage_metadata
-    if usage is not None and usage.prompt_token_count is not None:
-        span.set_attribute("gen_ai.usage.input_tokens", usage.prompt_token_count)
-    if usage is not None and usage.candidates_token_count is not None:
-        span.set_attribute("gen_ai.usage.output_tokens", usage.candidates_token_count)
-    if response.finish_reason is not None:
-        span.set_attribute("gen_ai.response.finish_reasons", [response.finish_reason.name.lower()])
+    input_tokens = usage.prompt_token_count if usage is not None else None
+    output_tokens = usage.candidates_token_count if usage is not None else None
+    if input_tokens is not None:
+        span.set_attribute("gen_ai.usage.input_tokens", input_tokens)
+    if output_tokens is not None:
+        span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
+    metrics.record_tokens(model, response.model_version, input_tokens, output_tokens)
+    finish_reason = response.finish_reason.name.lower() if response.finish_reason else None
+    if finish_reason is not None:
+        span.set_attribute("gen_ai.response.finish_reasons", [finish_reason])
     if response.model_version:
         span.set_attribute("gen_ai.response.model", response.model_version)
+    if event_id:
+        span.set_attribute("cairn.event_id", event_id)
+    if content.capture_enabled():
+        span.set_attribute(
+            "gen_ai.output.messages",
+            content.attribute_json(content.output_messages(response.content, finish_reason)),
+        )
     if response.error_code:
         _set_error(span, response.error_code, response.error_message or response.error_code)
 
@@ -185,8 +267,24 @@ def tool_span(ctx: Invocation, tool_name: str, call_id: str | None) -> Iterator[
     }
     if call_id:
         attributes["gen_ai.tool.call.id"] = call_id
+
+    def measure(seconds: float, error_type: str | None) -> None:
+        metrics.record_tool_call(tool_name, seconds, error_type)
+
     with (
-        _span(f"execute_tool {tool_name}", attributes) as span,
+        _span(f"execute_tool {tool_name}", attributes, measure=measure) as span,
         trace.use_span(span, record_exception=False, set_status_on_exception=False),
     ):
         yield span
+
+
+def record_tool_arguments(span: Span, arguments: Mapping[str, object]) -> None:
+    """A tool call's arguments, when content capture is on (before it runs: kept if it fails)."""
+    if content.capture_enabled():
+        span.set_attribute("gen_ai.tool.call.arguments", content.attribute_json(dict(arguments)))
+
+
+def record_tool_result(span: Span, result: object) -> None:
+    """A tool call's result, when content capture is on."""
+    if content.capture_enabled():
+        span.set_attribute("gen_ai.tool.call.result", content.attribute_json(result))
