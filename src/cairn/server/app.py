@@ -99,7 +99,15 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     # outside the app-wide dependency and its 401/403 (auth.OPEN_PATHS).
     app.router.routes.extend(probes.router.routes)
     for module in (
-        apps, sessions, run, artifacts, artifact_uploads, history, interrupts, running, traces
+        apps,
+        sessions,
+        run,
+        artifacts,
+        artifact_uploads,
+        history,
+        interrupts,
+        running,
+        traces,
     ):
         app.include_router(module.router)
     # Added innermost first: CORS (outermost) -> body limit -> routes (authenticated).
