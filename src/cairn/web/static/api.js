@@ -147,6 +147,8 @@ export const api = {
   interrupts: (app, user, sid) => request("GET", `${cairnSession(app, user, sid)}/interrupts`),
   nodes: (app, user, sid, inv) =>
     request("GET", `${cairnSession(app, user, sid)}/invocations/${enc(inv)}/nodes`),
+  nodeRuns: (app, user, sid, inv, path) =>
+    request("GET", `${cairnSession(app, user, sid)}/invocations/${enc(inv)}/nodes/${path.split("/").map(enc).join("/")}`),
   rewind: (app, user, sid, invocationId) =>
     request("POST", `${cairnSession(app, user, sid)}/rewind`, { invocationId }),
   fork: (app, user, sid, upToEventId) =>

@@ -6,6 +6,7 @@ import { h, icon, pretty } from "./dom.js";
 import { evalTab } from "./eval.js";
 import { interruptCard } from "./forms.js";
 import { renderGraph } from "./graph.js";
+import { nodePanel } from "./node_panel.js";
 import {
   SCOPES, callText, dateTime, eventKind, eventSummary, invocations, nodeStatuses, parts,
   short, shortId, splitState, stateChanges, textOf, time,
@@ -613,16 +614,26 @@ async function renderGraphTab() {
   const select = h("select", { "aria-label": "invocation", onchange: (e) => { ui.graphInvocation = e.target.value; renderGraphTab(); } },
     invs.map((g, i) => h("option", { value: g.id, selected: g === current }, `#${i + 1} ${shortId(g.id)} · ${time(g.events[0].timestamp)}`)));
   head.replaceChildren(h("span", {}, "invocation"), invs.length ? select : h("span", { class: "muted" }, "none yet"));
-  let statuses = new Map();
+  let entries = [];
   if (current && ui.sessionId) {
     try {
-      statuses = nodeStatuses(await api.nodes(ui.app, ui.user, ui.sessionId, current.id));
+      entries = await api.nodes(ui.app, ui.user, ui.sessionId, current.id);
     } catch (error) {
       fail(error);
     }
   }
-  box.replaceChildren(renderGraph(graph, statuses));
+  const root = entries[0]?.path.split("/")[0];
+  box.replaceChildren(renderGraph(graph, nodeStatuses(entries), current && root ? (name) => nodeView.show(current.id, root, name) : null));
+  nodeView.refresh(current?.id);
 }
+
+const nodeView = nodePanel({
+  box: $("node-panel"),
+  load: (invocationId, path) => api.nodeRuns(ui.app, ui.user, ui.sessionId, invocationId, path),
+  eventById: (id) => ui.events.find((e) => e.id === id),
+  selectEvent: (id) => selectEvent(id, true),
+  fail,
+});
 
 function showTab(name) {
   ui.tab = name;
