@@ -61,3 +61,72 @@ def test_clicking_a_graph_node_shows_its_runs_attempts_errors_and_events(
     expect(page.locator('.tabs [data-tab="timeline"]')).to_have_class(re.compile(r"\bactive\b"))
     expect(page.locator(".event-row.selected")).to_have_attribute("data-event-id", str(event_id))
     expect(page.locator("#inspector .json-view")).to_contain_text("pipeline@1/tidy@1/count@1")
+
+
+def session_id(page: Page) -> str:
+    return page.locator(".session-item.active").get_attribute("data-session-id") or ""
+
+
+def test_several_pauses_wait_in_a_compact_inbox_answered_one_after_another(
+    page: Page, server: Server, screenshot: Shot
+) -> None:
+    user = open_app(page, server, "desk")
+    send(page, "pay, ask the manager, and check the weather")
+    items = page.locator("#inbox .inbox-item")
+    expect(items).to_have_count(3)
+    expect(items.nth(0)).to_have_attribute("data-kind", "long_running")
+    expect(items.nth(0).locator(".what")).to_contain_text("ask_manager(request=")
+    expect(items.nth(1)).to_have_attribute("data-kind", "confirmation")
+    expect(items.nth(1).locator(".what")).to_contain_text("pay(amount=40, to='Ann')")
+    expect(items.nth(1).locator(".where")).to_have_text("pay")
+    expect(items.nth(2)).to_have_attribute("data-kind", "credential")
+    expect(items.nth(2).locator(".where")).to_have_text("weather")
+    # One form at a time; the chat keeps most of its room and stays scrollable.
+    expect(page.locator("#inbox .interrupt-card")).to_have_count(1)
+    expect(items.nth(0).locator(".inbox-summary")).to_have_attribute("aria-expanded", "true")
+    chat = page.locator(".chat").bounding_box()
+    box = page.locator("#inbox").bounding_box()
+    messages = page.locator("#messages").bounding_box()
+    assert chat and box and messages
+    assert box["height"] <= 0.45 * chat["height"] + 1, (box, chat)
+    assert messages["height"] >= 0.3 * chat["height"], (messages, chat)
+    screenshot(page, "inbox-three-pending")
+
+    # Open another: the first folds.
+    items.nth(2).locator(".inbox-summary").click()
+    expect(items.nth(2).locator(".inbox-summary")).to_have_attribute("aria-expanded", "true")
+    expect(items.nth(0).locator(".inbox-summary")).to_have_attribute("aria-expanded", "false")
+    expect(page.locator("#inbox .interrupt-card")).to_have_count(1)
+    expect(items.nth(2).locator(".interrupt-card")).to_have_attribute("data-kind", "credential")
+
+    # The long-running call's answer is its result; then the next pause opens by itself.
+    items.nth(0).locator(".inbox-summary").click()
+    card = items.nth(0).locator(".interrupt-card")
+    expect(card).to_contain_text("Waiting for a long-running tool")
+    card.locator("textarea").fill("approved by Maria")
+    card.locator("button[type=submit]").click()
+    expect(items).to_have_count(2)
+    expect(items.nth(0)).to_have_attribute("data-kind", "confirmation")
+    expect(items.nth(0).locator(".inbox-summary")).to_have_attribute("aria-expanded", "true")
+    expect(page.locator("#inbox .interrupt-card button.approve")).to_be_focused()
+    page.locator("#inbox .interrupt-card button.approve").click()
+
+    # The last one is the credential form: an API key field, not raw JSON.
+    card = page.locator("#inbox .interrupt-card")
+    expect(card).to_have_attribute("data-kind", "credential")
+    expect(page.locator("#inbox .inbox-item")).to_have_count(0)
+    key = card.locator('input[type="password"]')
+    expect(card).to_contain_text("API key (sent in header X-Api-Key)")
+    card.locator("button[type=submit]").click()
+    expect(card.locator(".form-error")).to_have_text("Enter the API key.")
+    key.fill("sk-test-secret-789")
+    screenshot(page, "inbox-credential-form")
+    card.locator("button[type=submit]").click()
+    reply = page.locator(".msg.agent .bubble").last
+    expect(reply).to_contain_text('"key_ends": "789"')
+    expect(page.locator("#inbox")).to_be_hidden()
+    wait_idle(page)
+    with server.client() as client:
+        stored = client.get(f"/apps/desk/users/{user}/sessions/{session_id(page)}").text
+    assert "approved by Maria" in stored
+    assert "sk-test-secret-789" not in stored  # the key answered the call, but is not in the log

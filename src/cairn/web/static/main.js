@@ -4,8 +4,8 @@
 import { api, apiKey, setUnauthorizedHandler } from "./api.js";
 import { h, icon, pretty } from "./dom.js";
 import { evalTab } from "./eval.js";
-import { interruptCard } from "./forms.js";
 import { renderGraph } from "./graph.js";
+import { inboxView } from "./inbox.js";
 import { nodePanel } from "./node_panel.js";
 import {
   SCOPES, callText, dateTime, eventKind, eventSummary, invocations, nodeStatuses, parts,
@@ -443,18 +443,16 @@ function chatItems(event) {
   return out;
 }
 
+const inbox = inboxView({
+  root: $("inbox"),
+  count: $("inbox-count"),
+  items: $("inbox-items"),
+  answer: (interrupt, response) => answerInterrupt(interrupt, response),
+  resume: (invocationId) => continueInvocation(invocationId),
+});
+
 function renderInbox() {
-  const inbox = $("inbox");
-  inbox.hidden = !ui.interrupts.length;
-  $("inbox-count").textContent = String(ui.interrupts.length);
-  // A card still pending keeps its element, so a half-typed answer survives a refresh.
-  const existing = new Map([...$("inbox-items").children].map((card) => [card.dataset.interruptId, card]));
-  $("inbox-items").replaceChildren(...ui.interrupts.map((interrupt) =>
-    existing.get(interrupt.id) ||
-    interruptCard(interrupt, {
-      answer: (response) => answerInterrupt(interrupt, response),
-      resume: (invocationId) => continueInvocation(invocationId),
-    })));
+  inbox.render(ui.interrupts);
 }
 
 const PENDING_KINDS = {
@@ -487,9 +485,7 @@ function renderPendingNotice() {
 }
 
 function showInbox() {
-  const inbox = $("inbox");
-  inbox.scrollIntoView({ block: "nearest" });
-  inbox.querySelector(".interrupt-card textarea, .interrupt-card input, .interrupt-card button")?.focus();
+  return inbox.focus();
 }
 
 function renderTimeline() {
