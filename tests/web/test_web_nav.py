@@ -130,3 +130,83 @@ def test_several_pauses_wait_in_a_compact_inbox_answered_one_after_another(
         stored = client.get(f"/apps/desk/users/{user}/sessions/{session_id(page)}").text
     assert "approved by Maria" in stored
     assert "sk-test-secret-789" not in stored  # the key answered the call, but is not in the log
+
+
+def test_keyboard_moves_between_sessions_and_tabs_and_never_fires_while_typing(
+    page: Page, server: Server, screenshot: Shot
+) -> None:
+    user = open_app(page, server, "assistant")
+    with server.client() as client:
+        for _ in range(2):
+            client.post(f"/apps/assistant/users/{user}/sessions", json={})
+    page.reload()
+    items = page.locator(".session-item")
+    expect(items).to_have_count(2)
+    expect(page.locator("#session-list")).to_have_attribute("role", "listbox")
+    expect(items.nth(0)).to_have_attribute("role", "option")
+
+    # ] and [ (or Alt+arrows) walk the list; the selected one is marked for screen readers.
+    page.locator("body").press("]")
+    expect(items.nth(0)).to_have_class(re.compile(r"\bactive\b"))
+    expect(items.nth(0)).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("]")
+    expect(items.nth(1)).to_have_class(re.compile(r"\bactive\b"))
+    expect(items.nth(0)).to_have_attribute("aria-selected", "false")
+    page.keyboard.press("Alt+ArrowUp")
+    expect(items.nth(0)).to_have_class(re.compile(r"\bactive\b"))
+    second = items.nth(1).get_attribute("data-session-id")
+    expect(page).not_to_have_url(re.compile(str(second)))
+
+    # Digits switch tabs; the tab says it is selected.
+    page.keyboard.press("2")
+    state_tab = page.locator('.tabs [data-tab="state"]')
+    expect(state_tab).to_have_class(re.compile(r"\bactive\b"))
+    expect(state_tab).to_have_attribute("aria-selected", "true")
+    expect(page.locator('[data-body="state"]')).to_be_visible()
+    page.keyboard.press("1")
+    expect(page.locator('.tabs [data-tab="timeline"]')).to_have_attribute("aria-selected", "true")
+
+    # c focuses the message box; keys typed there are text, not shortcuts.
+    page.keyboard.press("c")
+    expect(page.locator("#message-input")).to_be_focused()
+    page.keyboard.type("]2?i")
+    expect(page.locator("#message-input")).to_have_value("]2?i")
+    expect(items.nth(0)).to_have_class(re.compile(r"\bactive\b"))
+    expect(page.locator("#keys-help")).to_be_hidden()
+    page.fill("#message-input", "")
+
+    # Tab and Enter reach and open sessions and tabs; Esc from there returns to the message box.
+    items.nth(1).focus()
+    page.keyboard.press("Enter")
+    expect(items.nth(1)).to_have_class(re.compile(r"\bactive\b"))
+    state_tab.focus()
+    page.keyboard.press("Enter")
+    expect(state_tab).to_have_class(re.compile(r"\bactive\b"))
+    page.keyboard.press("Escape")
+    expect(page.locator("#message-input")).to_be_focused()
+
+    # ? lists every shortcut, Esc closes it.
+    page.locator("#message-input").blur()
+    page.keyboard.press("?")
+    help_box = page.locator("#keys-help [role=dialog]")
+    expect(help_box).to_be_visible()
+    for text in ("previous session", "next session", "write a message", "the inbox", "State tab"):
+        expect(help_box).to_contain_text(text)
+    expect(help_box).to_contain_text("search the timeline")
+    screenshot(page, "keyboard-help")
+    page.keyboard.press("Escape")
+    expect(page.locator("#keys-help")).to_be_hidden()
+
+
+def test_i_jumps_to_the_inbox_answer_form(page: Page, server: Server) -> None:
+    open_app(page, server, "assistant")
+    page.locator("body").press("i")
+    expect(page.locator(".toast")).to_contain_text("Nothing is waiting for an answer.")
+    send(page, "pay Ann")
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "confirmation")
+    wait_idle(page)
+    page.locator("#message-input").blur()
+    page.keyboard.press("i")
+    expect(page.locator(".interrupt-card button.approve")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg.agent .bubble").last).to_have_text("Done: {'paid': 40}.")

@@ -263,7 +263,7 @@ def test_an_api_key_is_asked_for_on_401_and_remembered(
     page.fill("#api-key", "open-sesame")
     page.click("#key-form button[type=submit]")
     expect(form).to_be_hidden()
-    expect(page.locator("#app-select option")).to_have_count(3)
+    expect(page.locator("#app-select option[value=assistant]")).to_have_count(1)
     send(page, "hello")
     expect(page.locator(".msg.agent .bubble").last).to_have_text("Hello there, you said: hello.")
 
@@ -293,7 +293,7 @@ def test_a_bearer_token_is_asked_for_when_the_server_wants_one(
     expect(page.locator("#key-message")).to_contain_text("A bearer token is saved")
     use_token("ann")
     expect(form).to_be_hidden()
-    expect(page.locator("#app-select option")).to_have_count(3)
+    expect(page.locator("#app-select option[value=assistant]")).to_have_count(1)
     send(page, "hello")
     expect(page.locator(".msg.agent .bubble").last).to_have_text("Hello there, you said: hello.")
     page.reload()  # the token is kept, as a bearer token

@@ -6,6 +6,7 @@ import { h, icon, pretty } from "./dom.js";
 import { evalTab } from "./eval.js";
 import { renderGraph } from "./graph.js";
 import { inboxView } from "./inbox.js";
+import { installKeys } from "./keys.js";
 import { nodePanel } from "./node_panel.js";
 import {
   SCOPES, callText, dateTime, eventKind, eventSummary, invocations, nodeStatuses, parts,
@@ -715,5 +716,6 @@ $("message-input").addEventListener("keydown", (event) => {
   }
 });
 for (const tab of document.querySelectorAll(".tabs [data-tab]")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
+installKeys({ focusInbox: showInbox, toast });
 
 start();
