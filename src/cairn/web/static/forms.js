@@ -173,7 +173,11 @@ export function interruptCard(interrupt, { answer, resume }) {
     rerun.addEventListener("click", () => busy(answer({ rerun: true }), [rerun, record]));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
-      guard(() => busy(answer({ result: result.read() ?? null }), [rerun, record]))();
+      guard(() => {
+        const value = result.read();
+        if (value === undefined) throw new Error("Enter what the call returned (JSON, e.g. null), or run it again.");
+        return busy(answer({ result: value }), [rerun, record]);
+      })();
     });
     return card;
   }

@@ -1,0 +1,92 @@
+"""The interrupted-invocation and in-doubt forms, for real: a tool kills its server process
+mid-call, a second server opens the same store, and the UI continues the invocation and
+records the call's result without running it again."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+from tests.support.waiting import wait_until
+from tests.web.conftest import serving
+
+Shot = Callable[[Page, str], Path]
+AGENTS = Path(__file__).resolve().parent / "crash_agents"
+
+
+def lease_expiry(store: Path, session_id: str) -> float:
+    with sqlite3.connect(store) as db:
+        row = db.execute(
+            "SELECT expires_at FROM cairn_leases WHERE session_id = ?", (session_id,)
+        ).fetchone()
+    return float(row[0]) if row else 0.0
+
+
+def refuses(url: str) -> bool:
+    try:
+        httpx.get(f"{url}/index.html", timeout=2)
+    except httpx.TransportError:
+        return True
+    return False
+
+
+def test_a_call_cut_off_by_a_crash_is_continued_and_its_result_recorded_from_the_ui(
+    page: Page, tmp_path: Path, request: pytest.FixtureRequest, screenshot: Shot
+) -> None:
+    # The first server dies mid-call: the page's stream breaks (an error it reports).
+    request.node.allowed_console_errors = ("network", "Failed to fetch", "ERR_", "stream")
+    runs = tmp_path / "runs.txt"
+    env = {
+        "CAIRN_AGENTS_DIR": str(AGENTS),
+        "CAIRN_LEASE_TTL": "1",
+        "CAIRN_TEST_LEDGER_RUNS": str(runs),
+    }
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    with serving(tmp_path, **env) as first:
+        session = httpx.post(f"{first.url}/apps/ledger/users/{user}/sessions", json={}).json()["id"]
+        page.goto(f"{first.url}/#ledger/{user}/{session}")
+        expect(page.locator(".session-item.active")).to_have_count(1)
+        page.fill("#message-input", "move 5")
+        page.press("#message-input", "Enter")
+        wait_until(lambda: refuses(first.url), "the first server to die inside the tool")
+    assert runs.read_text() == "transfer 5\n"
+
+    # Its lease lapses (CAIRN_LEASE_TTL=1 s, as stored); a second server takes over.
+    store = tmp_path / "sessions.db"
+    wait_until(
+        lambda: time.time() > lease_expiry(store, session), "the dead server's lease to expire"
+    )
+    with serving(tmp_path, **env) as second:
+        page.goto(f"{second.url}/#ledger/{user}/{session}")
+        card = page.locator(".interrupt-card")
+        expect(card).to_have_attribute("data-kind", "interrupted")
+        expect(card).to_contain_text("Invocation interrupted")
+        expect(card).to_contain_text("transfer(amount=5)")
+        expect(page.locator("#run-status")).to_have_text("waiting for you")
+        screenshot(page, "interrupted-card")
+        card.locator("button[type=submit]").click()
+
+        # Not idempotent: continuing asks about the call instead of running it again.
+        card = page.locator(".interrupt-card")
+        expect(card).to_have_attribute("data-kind", "in_doubt")
+        expect(card).to_contain_text("A call may or may not have run")
+        expect(card).to_contain_text("transfer(amount=5)")
+        card.locator("button[type=submit]").click()  # nothing typed: nothing is recorded
+        expect(card.locator(".form-error")).to_contain_text("Enter what the call returned")
+        card.locator("textarea").fill("{not json")
+        card.locator("button[type=submit]").click()
+        expect(card.locator(".form-error")).to_contain_text("not valid JSON")
+        card.locator("textarea").fill('{"moved": 5, "checked": "by hand"}')
+        screenshot(page, "in-doubt-card")
+        card.locator("button[type=submit]").click()
+        expect(page.locator(".msg.agent .bubble").last).to_contain_text(
+            "Moved: {'moved': 5, 'checked': 'by hand'}."
+        )
+        expect(page.locator("#inbox")).to_be_hidden()
+    assert runs.read_text() == "transfer 5\n"  # recorded, never run twice
