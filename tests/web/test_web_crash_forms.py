@@ -36,9 +36,12 @@ def refuses(url: str) -> bool:
     return False
 
 
-def test_a_call_cut_off_by_a_crash_is_continued_and_its_result_recorded_from_the_ui(
-    page: Page, tmp_path: Path, request: pytest.FixtureRequest, screenshot: Shot
+@pytest.mark.parametrize("choice", ["record", "rerun"])
+def test_a_call_cut_off_by_a_crash_is_continued_and_resolved_from_the_ui(
+    page: Page, tmp_path: Path, request: pytest.FixtureRequest, screenshot: Shot, choice: str
 ) -> None:
+    """``record``: the result checked by hand is recorded and the tool never runs again;
+    ``rerun``: the tool runs a second time, because the user said so."""
     # The first server dies mid-call: the page's stream breaks (an error it reports).
     request.node.allowed_console_errors = ("network", "Failed to fetch", "ERR_", "stream")
     runs = tmp_path / "runs.txt"
@@ -77,6 +80,12 @@ def test_a_call_cut_off_by_a_crash_is_continued_and_its_result_recorded_from_the
         expect(card).to_have_attribute("data-kind", "in_doubt")
         expect(card).to_contain_text("A call may or may not have run")
         expect(card).to_contain_text("transfer(amount=5)")
+        if choice == "rerun":
+            card.get_by_role("button", name="Run it again").click()
+            expect(page.locator(".msg.agent .bubble").last).to_have_text("Moved: {'moved': 5}.")
+            expect(page.locator("#inbox")).to_be_hidden()
+            assert runs.read_text() == "transfer 5\ntransfer 5\n"  # run again, as asked
+            return
         card.locator("button[type=submit]").click()  # nothing typed: nothing is recorded
         expect(card.locator(".form-error")).to_contain_text("Enter what the call returned")
         card.locator("textarea").fill("{not json")
