@@ -210,3 +210,21 @@ def test_i_jumps_to_the_inbox_answer_form(page: Page, server: Server) -> None:
     expect(page.locator(".interrupt-card button.approve")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator(".msg.agent .bubble").last).to_have_text("Done: {'paid': 40}.")
+
+
+def test_a_node_that_did_not_run_says_so(page: Page, server: Server) -> None:
+    open_app(page, server, "email_review")
+    send(page, "the report is ready")
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "input")
+    wait_idle(page)
+    page.click("[data-tab=graph]")
+    page.locator('#graph [data-node="send_email"]').click()
+    panel = page.locator("#node-panel")
+    expect(panel).to_contain_text("send_email did not run in this invocation.")
+    page.locator('#graph [data-node="request_review"]').click()
+    run = panel.locator('.node-run[data-path$="/request_review@1"]')
+    expect(run).to_have_attribute("data-status", "waiting")
+    expect(run.locator(".run-duration")).to_have_text("—")  # still waiting: no end yet
+    expect(run.locator(".run-input")).to_contain_text("the report is ready")
+    panel.get_by_role("button", name="close node details").click()
+    expect(panel).to_be_hidden()

@@ -620,8 +620,9 @@ async function renderGraphTab() {
     }
   }
   const root = entries[0]?.path.split("/")[0];
-  box.replaceChildren(renderGraph(graph, nodeStatuses(entries), current && root ? (name) => nodeView.show(current.id, root, name) : null));
-  nodeView.refresh(current?.id);
+  const statuses = nodeStatuses(entries);
+  box.replaceChildren(renderGraph(graph, statuses, current && root ? (name) => nodeView.show(current.id, root, name, statuses.has(name)) : null));
+  nodeView.refresh(current?.id, statuses);
 }
 
 const nodeView = nodePanel({

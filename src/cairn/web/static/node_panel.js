@@ -74,13 +74,12 @@ export function nodePanel({ box, load, eventById, selectEvent, fail }) {
     if (!shown) return;
     const mine = ++request;
     const { invocationId, path, name } = shown;
-    let runs;
+    let runs = [];
     try {
-      runs = await load(invocationId, path);
+      if (shown.ran) runs = await load(invocationId, path);
     } catch (error) {
       if (mine !== request) return;
       if (error.status !== 404) fail(error);
-      runs = [];
     }
     if (mine !== request || !shown) return;
     box.hidden = false;
@@ -96,17 +95,21 @@ export function nodePanel({ box, load, eventById, selectEvent, fail }) {
   }
 
   return {
-    /** Show the runs of node `name` of the workflow run `root` (e.g. `wf@1`) in `invocationId`. */
-    show(invocationId, root, name) {
-      shown = { invocationId, path: root ? `${root}/${name}` : name, name };
+    /**
+     * Show the runs of node `name` of the workflow run `root` (e.g. `wf@1`) in `invocationId`;
+     * `ran` false when the invocation's statuses show none (nothing to ask the server).
+     */
+    show(invocationId, root, name, ran = true) {
+      shown = { invocationId, path: root ? `${root}/${name}` : name, name, ran };
       for (const node of document.querySelectorAll("#graph .node")) node.classList.toggle("selected", node.dataset.node === name);
       box.setAttribute("aria-label", `runs of ${name}`);
       return render();
     },
-    /** The invocation shown changed (or its events did): reload, or close for another one. */
-    refresh(invocationId) {
+    /** The graph was drawn again with `statuses` (by node name): reload, or close for another invocation. */
+    refresh(invocationId, statuses) {
       if (!shown) return null;
       if (shown.invocationId !== invocationId) return close();
+      shown.ran = statuses.has(shown.name);
       for (const node of document.querySelectorAll("#graph .node")) node.classList.toggle("selected", node.dataset.node === shown.name);
       return render();
     },
