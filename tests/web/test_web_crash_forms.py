@@ -1,6 +1,6 @@
-"""The interrupted-invocation and in-doubt forms, for real: a tool kills its server process
-mid-call, a second server opens the same store, and the UI continues the invocation and
-records the call's result without running it again."""
+"""Interrupt forms against servers of their own: the interrupted-invocation and in-doubt
+forms for real (a tool kills its server process mid-call, a second server opens the same
+store, the UI continues the invocation and resolves the call), and an OAuth2 sign-in."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
+from tests.auth.token_server import FakeProvider
 from tests.support.waiting import wait_until
 from tests.web.conftest import serving
 
@@ -99,3 +100,47 @@ def test_a_call_cut_off_by_a_crash_is_continued_and_resolved_from_the_ui(
         )
         expect(page.locator("#inbox")).to_be_hidden()
     assert runs.read_text() == "transfer 5\n"  # recorded, never run twice
+
+
+OAUTH_AGENTS = Path(__file__).resolve().parents[1] / "server" / "oauth_agents"
+
+
+def test_an_oauth2_credential_request_signs_in_from_its_form(
+    page: Page, tmp_path: Path, request: pytest.FixtureRequest, screenshot: Shot
+) -> None:
+    # The server stops when the test ends, maybe while the page still refreshes its lists.
+    request.node.allowed_console_errors = ("Failed to fetch", "ERR_CONNECTION_REFUSED")
+    with FakeProvider().running() as provider:
+        provider.client_secret = f"cs-{uuid.uuid4().hex}"
+        provider.token_tag = f"-{uuid.uuid4().hex}"
+        env = {
+            "CAIRN_AGENTS_DIR": str(OAUTH_AGENTS),
+            "CAIRN_TEST_OAUTH": provider.base_url,
+            "CAIRN_TEST_OAUTH_SECRET": provider.client_secret,
+        }
+        user = f"u-{uuid.uuid4().hex[:8]}"
+        with serving(tmp_path, **env) as server:
+            page.goto(f"{server.url}/#calendar/{user}")
+            expect(page.locator("#app-select")).to_have_value("calendar")
+            page.fill("#message-input", "monday?")
+            page.press("#message-input", "Enter")
+            card = page.locator(".interrupt-card")
+            expect(card).to_have_attribute("data-kind", "credential")
+            sign_in = card.get_by_role("link", name="Sign in")
+            auth_uri = sign_in.get_attribute("href") or ""
+            assert auth_uri.startswith(f"{provider.base_url}/authorize?")
+            assert provider.client_secret not in auth_uri
+            screenshot(page, "oauth2-credential-form")
+            # The user signs in at the provider, which sends them back with a code.
+            redirected = provider.authorize(auth_uri)
+            card.locator('input[type="url"]').fill(redirected)
+            card.locator("button[type=submit]").click()
+            reply = page.locator(".msg.agent .bubble").last
+            expect(reply).to_contain_text('"token_ends"')
+            expect(reply).to_contain_text(f'"token_ends": "{provider.issued[0][-6:]}"')
+            expect(page.locator("#inbox")).to_be_hidden()
+            expect(page.locator("#run-status")).to_have_text("idle")
+            session = page.locator(".session-item.active").get_attribute("data-session-id")
+            stored = httpx.get(f"{server.url}/apps/calendar/users/{user}/sessions/{session}").text
+    for secret in (provider.client_secret, *provider.issued):
+        assert secret not in stored
