@@ -130,6 +130,8 @@ def test_an_oauth2_credential_request_signs_in_from_its_form(
             auth_uri = sign_in.get_attribute("href") or ""
             assert auth_uri.startswith(f"{provider.base_url}/authorize?")
             assert provider.client_secret not in auth_uri
+            # The long sign-in address in what it asks wraps inside the card.
+            assert card.evaluate("c => c.scrollWidth <= c.clientWidth")
             screenshot(page, "oauth2-credential-form")
             # The user signs in at the provider, which sends them back with a code.
             redirected = provider.authorize(auth_uri)
