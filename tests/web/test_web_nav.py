@@ -170,6 +170,7 @@ def test_keyboard_moves_between_sessions_and_tabs_and_never_fires_while_typing(
     page.keyboard.press("c")
     expect(page.locator("#message-input")).to_be_focused()
     page.keyboard.type("]2?i")
+    page.keyboard.press("Alt+ArrowDown")
     expect(page.locator("#message-input")).to_have_value("]2?i")
     expect(items.nth(0)).to_have_class(re.compile(r"\bactive\b"))
     expect(page.locator("#keys-help")).to_be_hidden()

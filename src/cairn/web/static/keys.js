@@ -116,6 +116,7 @@ export function installKeys({ focusInbox, toast }) {
       }
       return;
     }
+    if (typing(event.target)) return;
     if (event.altKey) {
       if (event.key === "ArrowUp" || event.key === "ArrowDown") {
         event.preventDefault();
@@ -123,7 +124,6 @@ export function installKeys({ focusInbox, toast }) {
       }
       return;
     }
-    if (typing(event.target)) return;
     if (event.key === "Escape") {
       if (event.target instanceof Element && event.target.closest("#timeline, .timeline-tools, #inspector, [role=dialog]")) return;
       event.preventDefault();
