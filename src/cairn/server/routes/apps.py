@@ -15,7 +15,6 @@ from cairn.server.graph import app_info
 from cairn.server.models import SERVER_ERRORS, AppInfo, NodeRun, NodeStatus, camel, ok
 from cairn.server.node_runs import node_runs
 from cairn.server.nodes import node_statuses
-from cairn.server.routes.history import all_events
 
 router = APIRouter(tags=["apps"], responses=SERVER_ERRORS)
 
@@ -53,8 +52,10 @@ async def invocation_nodes(
     invocation_id: str,
 ) -> list[Any]:
     await ctx.session_head(app_name, user_id, session_id)
-    events = await all_events(ctx, app_name, user_id, session_id)
-    if not any(event.invocation_id == invocation_id for event in events):
+    events = await ctx.sessions.list_invocation_events(
+        app_name=app_name, user_id=user_id, session_id=session_id, invocation_id=invocation_id
+    )
+    if not events:
         raise InvocationNotFoundError(
             app_name=app_name,
             user_id=user_id,
