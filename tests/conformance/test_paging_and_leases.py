@@ -55,6 +55,31 @@ async def test_list_sessions_page_walks_every_session_newest_first(
     assert await store.count_sessions(app_name=APP, user_id="nobody") == 0
 
 
+async def test_list_invocation_events_reads_one_invocation_in_append_order(
+    store: BaseSessionService,
+) -> None:
+    session = await store.create_session(app_name=APP, user_id="u1", session_id="s")
+    wanted = []
+    for i in range(9):
+        event = Event(author="a", invocation_id=f"inv-{i % 3}", state={"n": i})
+        await store.append_event(session, event)
+        if i % 3 == 1:
+            wanted.append(event.id)
+    found = await store.list_invocation_events(
+        app_name=APP, user_id="u1", session_id="s", invocation_id="inv-1"
+    )
+    assert [e.id for e in found] == wanted
+    assert [e.actions.state_delta["n"] for e in found] == [1, 4, 7]
+    none = await store.list_invocation_events(
+        app_name=APP, user_id="u1", session_id="s", invocation_id="inv-9"
+    )
+    assert none == []
+    with pytest.raises(SessionNotFoundError):
+        await store.list_invocation_events(
+            app_name=APP, user_id="u1", session_id="missing", invocation_id="inv-1"
+        )
+
+
 async def test_bad_cursor_and_limit_are_refused(store: BaseSessionService) -> None:
     with pytest.raises(InvalidCursorError, match="next_cursor"):
         await store.list_sessions_page(app_name=APP, cursor="garbage!")

@@ -101,6 +101,34 @@ async def test_the_review_workflow_waits_is_revised_and_approved_over_http(
     assert (await api.get(CAIRN.format(app="review") + "/invocations/e-x/nodes")).status_code == 404
 
 
+async def test_a_node_s_runs_show_input_output_attempts_and_their_events(
+    api: httpx.AsyncClient,
+) -> None:
+    first = await start(api, "review", "the report is ready")
+    invocation = first[0]["invocationId"]
+    (review,) = await pending(api, "review")
+    await answer(api, "review", review["id"], {"response": "shorter please"})
+    (second,) = await pending(api, "review")
+    nodes_url = CAIRN.format(app="review") + f"/invocations/{invocation}/nodes"
+    draft_runs = (await api.get(nodes_url + "/review@1/draft")).json()
+    assert [(r["path"], r["status"], r["attempts"]) for r in draft_runs] == [
+        ("review@1/draft@1", "completed", 1),
+        ("review@1/draft@2", "completed", 1),
+    ]
+    assert draft_runs[0]["input"] == "the report is ready"
+    assert draft_runs[1]["output"] == second["payload"]["draft"] == "Hello team (shorter please)"
+    waiting = (await api.get(nodes_url + "/review@1/review@2")).json()
+    assert [(r["path"], r["status"]) for r in waiting] == [("review@1/review@2", "waiting")]
+    assert waiting[0]["input"] == "Hello team (shorter please)"  # what draft@2 returned
+    assert "durationSeconds" not in waiting[0]  # still waiting: no end yet
+    events = (await api.get("/apps/review/users/ada/sessions/s")).json()["events"]
+    assert set(waiting[0]["eventIds"]) <= {e["id"] for e in events}
+    missing = await api.get(nodes_url + "/review@1/nowhere")
+    assert missing.status_code == 404 and "review@1/draft@1" in missing.json()["detail"]
+    gone = await api.get(CAIRN.format(app="review") + "/invocations/e-x/nodes/review@1")
+    assert gone.status_code == 404 and "e-x" in gone.json()["detail"]
+
+
 async def test_unknown_interrupts_and_sessions(api: httpx.AsyncClient) -> None:
     await start(api, "review", "hello")
     unknown = await answer(api, "review", "nope", {"response": "approve"})

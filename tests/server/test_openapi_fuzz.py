@@ -123,6 +123,10 @@ def test_real_answers_of_every_route_match_the_schema() -> None:
         invocation_id=events.json()[0]["invocationId"],
         **r,
     )
+    node_runs = CAIRN_SESSION + "/invocations/{invocation_id}/nodes/{node_path}"
+    invocation = events.json()[0]["invocationId"]
+    call("GET", node_runs, invocation_id=invocation, node_path="review@1/draft", **r)
+    call("GET", node_runs, 404, invocation_id=invocation, node_path="review@1/nope", **r)
     call(
         "POST",
         CAIRN_SESSION + "/interrupts/{interrupt_id}",

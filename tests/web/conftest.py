@@ -6,6 +6,7 @@ laptop and fail in CI (``CAIRN_REQUIRE_SERVICES=1``), like the database tests.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -90,6 +91,13 @@ def _start_server(directory: Path, **extra_env: str) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextlib.contextmanager
+def serving(directory: Path, **extra_env: str) -> Iterator[Server]:
+    """A server on the store in ``directory`` while the block runs: for tests that stop a
+    server (or see it die) and start another on the same store."""
+    yield from _start_server(directory, **extra_env)
 
 
 @pytest.fixture(scope="module")

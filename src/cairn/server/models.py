@@ -120,10 +120,43 @@ class ForkRequest(Body):
     new_session_id: str | None = None
 
 
+RunStatus = Literal["completed", "waiting", "failed", "running"]
+
+
 class NodeStatus(Body):
     path: str
     name: str
-    status: Literal["completed", "waiting", "failed", "running"]
+    status: RunStatus
+
+
+class NodeError(Body):
+    """One failed attempt of a node run: its error event."""
+
+    code: str
+    message: str | None = None
+    timestamp: float
+    event_id: str
+
+
+class NodeRun(Body):
+    """One run of a workflow node (``name@N`` at ``path``) as the invocation's log shows it."""
+
+    path: str
+    name: str
+    status: RunStatus
+    input: Any = None
+    """The output that triggered the run (the user's text after START), if the log shows it."""
+    input_known: bool = False
+    output: Any = None
+    attempts: int
+    """Failed attempts (error events) plus the one that finished or still runs."""
+    errors: list[NodeError] = Field(default_factory=list)
+    started_at: float
+    """When its input was recorded (else its first event)."""
+    duration_seconds: float | None = None
+    """From ``started_at`` to its last event, once it completed or failed."""
+    event_ids: list[str] = Field(default_factory=list)
+    """Its events and those of runs nested in it, in log order."""
 
 
 class GraphNode(Body):

@@ -191,6 +191,26 @@ class BaseSessionService(abc.ABC):
         Raises ``SessionNotFoundError`` for a missing session.
         """
 
+    async def list_invocation_events(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> list[Event]:
+        """The events of one invocation of the session, in append order.
+
+        This default reads the session's log page by page and keeps the invocation's
+        events; a store with an index on the invocation reads only those.
+        Raises ``SessionNotFoundError`` for a missing session.
+        """
+        found: list[Event] = []
+        cursor = None
+        while True:
+            page = await self.list_events(
+                app_name=app_name, user_id=user_id, session_id=session_id, limit=1000, cursor=cursor
+            )
+            found.extend(e for e in page.events if e.invocation_id == invocation_id)
+            if page.next_cursor is None:
+                return found
+            cursor = page.next_cursor
+
     @abc.abstractmethod
     async def acquire_session_lease(
         self,

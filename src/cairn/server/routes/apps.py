@@ -1,4 +1,5 @@
-"""The apps: ADK's ``/list-apps``; cairn's app description and node statuses of an invocation."""
+"""The apps: ADK's ``/list-apps``; cairn's app description, and the node statuses and node
+runs of an invocation."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from cairn.server.access import visible_apps
 from cairn.server.auth import Caller
 from cairn.server.context import Server
 from cairn.server.graph import app_info
-from cairn.server.models import SERVER_ERRORS, AppInfo, NodeStatus, camel, ok
+from cairn.server.models import SERVER_ERRORS, AppInfo, NodeRun, NodeStatus, camel, ok
+from cairn.server.node_runs import node_runs
 from cairn.server.nodes import node_statuses
-from cairn.server.routes.history import all_events
 
 router = APIRouter(tags=["apps"], responses=SERVER_ERRORS)
 
@@ -51,8 +52,10 @@ async def invocation_nodes(
     invocation_id: str,
 ) -> list[Any]:
     await ctx.session_head(app_name, user_id, session_id)
-    events = await all_events(ctx, app_name, user_id, session_id)
-    if not any(event.invocation_id == invocation_id for event in events):
+    events = await ctx.sessions.list_invocation_events(
+        app_name=app_name, user_id=user_id, session_id=session_id, invocation_id=invocation_id
+    )
+    if not events:
         raise InvocationNotFoundError(
             app_name=app_name,
             user_id=user_id,
@@ -60,3 +63,37 @@ async def invocation_nodes(
             invocation_id=invocation_id,
         )
     return [camel(status) for status in node_statuses(events, invocation_id)]
+
+
+@router.get(
+    "/cairn/apps/{app_name}/users/{user_id}/sessions/{session_id}/invocations/{invocation_id}"
+    "/nodes/{node_path:path}",
+    tags=["cairn"],
+    summary="The runs of a node in an invocation: input, output, attempts, errors, timing, events",
+    response_model=None,
+    responses=ok(list[NodeRun], 404),
+)
+async def invocation_node_runs(
+    ctx: Server,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    invocation_id: str,
+    node_path: str,
+) -> list[Any]:
+    """``node_path`` is a run path (``wf@1/a@2``) or a node path without its last run
+    number (``wf@1/a``: each of its runs); runs nested in those are listed after them.
+    Only the invocation's events are read."""
+    runner = await ctx.runner(app_name)
+    events = await ctx.sessions.list_invocation_events(
+        app_name=app_name, user_id=user_id, session_id=session_id, invocation_id=invocation_id
+    )
+    if not events:
+        await ctx.session_head(app_name, user_id, session_id)
+        raise InvocationNotFoundError(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=invocation_id,
+        )
+    return [camel(run) for run in node_runs(events, invocation_id, node_path, runner.agent)]

@@ -385,3 +385,18 @@ def list_events(
         return [], None, False
     edge = rows[-1].seq if forward else rows[0].seq
     return decode_events(row.event for row in rows), edge, more
+
+
+def list_invocation_events(
+    connection: Connection, key: SessionKey, invocation_id: str
+) -> list[Event] | None:
+    """The invocation's events in append order (through the by-invocation index)."""
+    exists = connection.execute(select(sessions.c.revision).where(_is(sessions, key))).first()
+    if exists is None:
+        return None
+    query = (
+        select(events.c.event)
+        .where(_is(events, key), events.c.invocation_id == invocation_id)
+        .order_by(events.c.seq)
+    )
+    return decode_events(row.event for row in connection.execute(query))

@@ -228,6 +228,16 @@ class SqlSessionStore(BaseSessionService):
         next_cursor = encode_cursor(direction, [edge]) if more else None
         return EventPage(events=events, next_cursor=next_cursor)
 
+    async def list_invocation_events(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> list[Event]:
+        check_ids(app_name, user_id, session_id)
+        key = (app_name, user_id, session_id)
+        found = await self._transaction(ops.list_invocation_events, key, invocation_id, write=False)
+        if found is None:
+            raise SessionNotFoundError(app_name=app_name, user_id=user_id, session_id=session_id)
+        return found
+
     # -- appending -------------------------------------------------------------------------------
     def _encode_append(
         self, session: Session, event: Event

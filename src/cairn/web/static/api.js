@@ -146,6 +146,8 @@ export const api = {
   traces: (app, user, sid) => request("GET", `${cairnSession(app, user, sid)}/traces`),
   invocationTrace: (app, user, sid, inv) =>
     request("GET", `${cairnSession(app, user, sid)}/traces/${enc(inv)}`),
+  nodeRuns: (app, user, sid, inv, path) =>
+    request("GET", `${cairnSession(app, user, sid)}/invocations/${enc(inv)}/nodes/${path.split("/").map(enc).join("/")}`),
   rewind: (app, user, sid, invocationId) =>
     request("POST", `${cairnSession(app, user, sid)}/rewind`, { invocationId }),
   fork: (app, user, sid, upToEventId) =>

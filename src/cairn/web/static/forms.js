@@ -173,7 +173,11 @@ export function interruptCard(interrupt, { answer, resume }) {
     rerun.addEventListener("click", () => busy(answer({ rerun: true }), [rerun, record]));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
-      guard(() => busy(answer({ result: result.read() ?? null }), [rerun, record]))();
+      guard(() => {
+        const value = result.read();
+        if (value === undefined) throw new Error("Enter what the call returned (JSON, e.g. null), or run it again.");
+        return busy(answer({ result: value }), [rerun, record]);
+      })();
     });
     return card;
   }
@@ -186,7 +190,7 @@ export function interruptCard(interrupt, { answer, resume }) {
   let field = null;
   let wrapResult = true;
   if (interrupt.kind === "credential") {
-    field = jsonField("auth config with the credential filled in", interrupt.payload);
+    field = credentialField(interrupt.payload || {}) || jsonField("auth config with the credential filled in", interrupt.payload);
     wrapResult = false;
   } else if (schema) {
     field = fieldFor(schema, "", true, true) || jsonField("answer (JSON)", schema.default);
@@ -220,6 +224,61 @@ export function interruptCard(interrupt, { answer, resume }) {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) form.requestSubmit();
   });
   return card;
+}
+
+/**
+ * A form for the credential a tool asks for, by its auth scheme: an API key, an HTTP bearer
+ * token or user and password, or an OAuth2 sign-in (a link, then the URL it came back to).
+ * `read()` gives the asked auth config with `exchangedAuthCredential` filled in. Null for
+ * another scheme (the caller falls back to the JSON editor).
+ */
+function credentialField(config) {
+  const scheme = config.authScheme || {};
+  const secret = (label, type = "password") => h("input", { type, name: label, autocomplete: "off", spellcheck: false, "aria-label": label });
+  const labelled = (label, control) => h("label", { class: "form-field" }, h("span", {}, label), control);
+  const answer = (exchanged) => ({ ...config, exchangedAuthCredential: { ...(config.exchangedAuthCredential || {}), ...exchanged } });
+  const need = (input, what) => {
+    if (!input.value.trim()) throw new Error(`Enter the ${what}.`);
+    return input.value.trim();
+  };
+  if (scheme.type === "apiKey") {
+    const key = secret("API key");
+    const where = [scheme.in, scheme.name].filter(Boolean).join(" ");
+    return {
+      element: labelled(`API key${where ? ` (sent in ${where})` : ""}`, key),
+      read: () => answer({ authType: "apiKey", apiKey: need(key, "API key") }),
+      focus: () => key.focus(),
+    };
+  }
+  if (scheme.type === "http" && String(scheme.scheme).toLowerCase() === "bearer") {
+    const token = secret("bearer token");
+    return {
+      element: labelled("Bearer token", token),
+      read: () => answer({ authType: "http", http: { scheme: "bearer", credentials: { token: need(token, "bearer token") } } }),
+      focus: () => token.focus(),
+    };
+  }
+  if (scheme.type === "http" && String(scheme.scheme).toLowerCase() === "basic") {
+    const user = secret("user name", "text");
+    const password = secret("password");
+    return {
+      element: h("div", {}, labelled("User name", user), labelled("Password", password)),
+      read: () => answer({ authType: "http", http: { scheme: "basic", credentials: { username: need(user, "user name"), password: need(password, "password") } } }),
+      focus: () => user.focus(),
+    };
+  }
+  const signIn = config.exchangedAuthCredential?.oauth2;
+  if (signIn?.authUri) {
+    const back = secret("the URL the sign-in sent you back to", "url");
+    return {
+      element: h("div", {},
+        h("p", {}, h("a", { href: signIn.authUri, target: "_blank", rel: "noopener", class: "sign-in" }, "Sign in"), " in a new tab, then paste the address it sent you back to."),
+        labelled("The URL the sign-in sent you back to", back)),
+      read: () => answer({ oauth2: { ...signIn, authResponseUri: need(back, "URL the sign-in sent you back to") } }),
+      focus: () => back.focus(),
+    };
+  }
+  return null;
 }
 
 function payloadView(payload) {

@@ -5,7 +5,8 @@ import { layoutGraph } from "./model.js";
 
 const PAD = 24;
 
-export function renderGraph(graph, statuses) {
+/** `onSelect(name)`, when given, makes each node (not the start) a button that calls it. */
+export function renderGraph(graph, statuses, onSelect = null) {
   const layout = layoutGraph(graph);
   const width = layout.width + PAD * 2 + 60;
   const height = layout.height + PAD * 2;
@@ -72,6 +73,18 @@ export function renderGraph(graph, statuses) {
     const info = statuses.get(name);
     const status = n.start ? "start" : info ? info.status : "idle";
     const group = s("g", { class: `node ${status}`, "data-node": name, "data-status": status });
+    if (onSelect && !n.start) {
+      group.setAttribute("tabindex", "0");
+      group.setAttribute("role", "button");
+      group.setAttribute("aria-label", `${name}: ${status}; show its runs`);
+      group.addEventListener("click", () => onSelect(name));
+      group.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          onSelect(name);
+        }
+      });
+    }
     group.append(s("title", {}, info ? `${name}: ${status}${info.runs > 1 ? ` (run ${info.run} of ${info.runs})` : ""}` : name));
     if (n.start) {
       group.append(s("rect", { x: n.x, y: n.y, width: n.w, height: n.h, rx: n.h / 2 }));

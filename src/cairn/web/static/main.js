@@ -7,9 +7,11 @@ import { artifactsTab } from "./artifacts.js";
 import { chatView } from "./chat.js";
 import { h, icon } from "./dom.js";
 import { evalTab } from "./eval.js";
-import { interruptCard } from "./forms.js";
 import { renderGraph } from "./graph.js";
+import { inboxView } from "./inbox.js";
+import { installKeys } from "./keys.js";
 import { dateTime, invocations, nodeStatuses, short, shortId, time } from "./model.js";
+import { nodePanel } from "./node_panel.js";
 import { sessionLog } from "./session_log.js";
 import { lineage, renderSessionHead, sessionTitle } from "./session_names.js";
 import { stateEditor } from "./state_edit.js";
@@ -376,18 +378,16 @@ function renderAll() {
   setStatus();
 }
 
+const inbox = inboxView({
+  root: $("inbox"),
+  count: $("inbox-count"),
+  items: $("inbox-items"),
+  answer: (interrupt, response) => answerInterrupt(interrupt, response),
+  resume: (invocationId) => continueInvocation(invocationId),
+});
+
 function renderInbox() {
-  const inbox = $("inbox");
-  inbox.hidden = !ui.interrupts.length;
-  $("inbox-count").textContent = String(ui.interrupts.length);
-  // A card still pending keeps its element, so a half-typed answer survives a refresh.
-  const existing = new Map([...$("inbox-items").children].map((card) => [card.dataset.interruptId, card]));
-  $("inbox-items").replaceChildren(...ui.interrupts.map((interrupt) =>
-    existing.get(interrupt.id) ||
-    interruptCard(interrupt, {
-      answer: (response) => answerInterrupt(interrupt, response),
-      resume: (invocationId) => continueInvocation(invocationId),
-    })));
+  inbox.render(ui.interrupts);
 }
 
 const PENDING_KINDS = {
@@ -420,9 +420,7 @@ function renderPendingNotice() {
 }
 
 function showInbox() {
-  const inbox = $("inbox");
-  inbox.scrollIntoView({ block: "nearest" });
-  inbox.querySelector(".interrupt-card textarea, .interrupt-card input, .interrupt-card button")?.focus();
+  return inbox.focus();
 }
 
 async function renderGraphTab() {
@@ -435,16 +433,27 @@ async function renderGraphTab() {
   const select = h("select", { "aria-label": "invocation", onchange: (e) => { ui.graphInvocation = e.target.value; renderGraphTab(); } },
     invs.map((g, i) => h("option", { value: g.id, selected: g === current }, `#${i + 1} ${shortId(g.id)} · ${time(g.events[0].timestamp)}`)));
   head.replaceChildren(h("span", {}, "invocation"), invs.length ? select : h("span", { class: "muted" }, "none yet"));
-  let statuses = new Map();
+  let entries = [];
   if (current && ui.sessionId) {
     try {
-      statuses = nodeStatuses(await api.nodes(ui.app, ui.user, ui.sessionId, current.id));
+      entries = await api.nodes(ui.app, ui.user, ui.sessionId, current.id);
     } catch (error) {
       fail(error);
     }
   }
-  box.replaceChildren(renderGraph(graph, statuses));
+  const root = entries[0]?.path.split("/")[0];
+  const statuses = nodeStatuses(entries);
+  box.replaceChildren(renderGraph(graph, statuses, current && root ? (name) => nodeView.show(current.id, root, name, statuses.has(name)) : null));
+  nodeView.refresh(current?.id, statuses);
 }
+
+const nodeView = nodePanel({
+  box: $("node-panel"),
+  load: (invocationId, path) => api.nodeRuns(ui.app, ui.user, ui.sessionId, invocationId, path),
+  eventById: (id) => log.find(id),
+  selectEvent: (id) => timeline.select(id, true),
+  fail,
+});
 
 function showTab(name) {
   ui.tab = name;
@@ -557,5 +566,6 @@ $("message-input").addEventListener("keydown", (event) => {
   }
 });
 for (const tab of document.querySelectorAll(".tabs [data-tab]")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
+installKeys({ focusInbox: showInbox, toast });
 
 start();
