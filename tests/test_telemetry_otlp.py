@@ -141,6 +141,10 @@ def test_an_api_server_exports_its_runs_spans_to_the_otlp_endpoint() -> None:
             "CAIRN_STORE": "memory://",
             "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": received.url + "/v1/traces",
             "OTEL_SERVICE_NAME": "weather-api",
+            # An api-server as started plainly: neither the web UI nor recording asked for,
+            # whatever an earlier test left in this process's environment.
+            "CAIRN_WEB": "",
+            "CAIRN_RECORD_SPANS": "",
         }
         with uvicorn_server(env) as url:
             session = "/apps/weather/users/ada/sessions/s1"

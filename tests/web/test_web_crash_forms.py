@@ -14,7 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 from tests.auth.token_server import FakeProvider
-from tests.support.waiting import wait_until
+from tests.support.waiting import BOUND_SECONDS, wait_until
 from tests.web.conftest import serving
 
 Shot = Callable[[Page, str], Path]
@@ -31,7 +31,7 @@ def lease_expiry(store: Path, session_id: str) -> float:
 
 def refuses(url: str) -> bool:
     try:
-        httpx.get(f"{url}/index.html", timeout=2)
+        httpx.get(f"{url}/index.html", timeout=BOUND_SECONDS)
     except httpx.TransportError:
         return True
     return False
@@ -53,7 +53,9 @@ def test_a_call_cut_off_by_a_crash_is_continued_and_resolved_from_the_ui(
     }
     user = f"u-{uuid.uuid4().hex[:8]}"
     with serving(tmp_path, **env) as first:
-        session = httpx.post(f"{first.url}/apps/ledger/users/{user}/sessions", json={}).json()["id"]
+        session = httpx.post(
+            f"{first.url}/apps/ledger/users/{user}/sessions", json={}, timeout=BOUND_SECONDS
+        ).json()["id"]
         page.goto(f"{first.url}/#ledger/{user}/{session}")
         expect(page.locator(".session-item.active")).to_have_count(1)
         page.fill("#message-input", "move 5")
@@ -143,6 +145,8 @@ def test_an_oauth2_credential_request_signs_in_from_its_form(
             expect(page.locator("#inbox")).to_be_hidden()
             expect(page.locator("#run-status")).to_have_text("idle")
             session = page.locator(".session-item.active").get_attribute("data-session-id")
-            stored = httpx.get(f"{server.url}/apps/calendar/users/{user}/sessions/{session}").text
+            stored = httpx.get(
+                f"{server.url}/apps/calendar/users/{user}/sessions/{session}", timeout=BOUND_SECONDS
+            ).text
     for secret in (provider.client_secret, *provider.issued):
         assert secret not in stored
