@@ -199,6 +199,12 @@ _REQUEST_SETTINGS = {
 }
 
 
+def _capturing(span: Span) -> bool:
+    """Whether to put content on ``span``: capture is on and the span is recorded (without an
+    SDK every span is a no-op, and serializing a whole conversation for it is wasted work)."""
+    return span.is_recording() and content.capture_enabled()
+
+
 def record_request(
     span: Span, config: types.GenerateContentConfig, contents: list[types.Content]
 ) -> None:
@@ -208,7 +214,7 @@ def record_request(
         value = getattr(config, field)
         if value is not None:
             span.set_attribute(attribute, value)
-    if not content.capture_enabled():
+    if not _capturing(span):
         return
     span.set_attribute(
         "gen_ai.system_instructions", content.attribute_json(content.system_instructions(config))
@@ -247,7 +253,7 @@ def record_response(
         span.set_attribute("gen_ai.response.model", response.model_version)
     if event_id:
         span.set_attribute("cairn.event_id", event_id)
-    if content.capture_enabled():
+    if _capturing(span):
         span.set_attribute(
             "gen_ai.output.messages",
             content.attribute_json(content.output_messages(response.content, finish_reason)),
@@ -280,11 +286,11 @@ def tool_span(ctx: Invocation, tool_name: str, call_id: str | None) -> Iterator[
 
 def record_tool_arguments(span: Span, arguments: Mapping[str, object]) -> None:
     """A tool call's arguments, when content capture is on (before it runs: kept if it fails)."""
-    if content.capture_enabled():
+    if _capturing(span):
         span.set_attribute("gen_ai.tool.call.arguments", content.attribute_json(dict(arguments)))
 
 
 def record_tool_result(span: Span, result: object) -> None:
     """A tool call's result, when content capture is on."""
-    if content.capture_enabled():
+    if _capturing(span):
         span.set_attribute("gen_ai.tool.call.result", content.attribute_json(result))
