@@ -15,7 +15,8 @@ from google.genai import types
 
 import cairn.telemetry as telemetry
 from cairn.agents.base_agent import BaseAgent
-from cairn.agents.invocation_context import InvocationContext, new_invocation_id
+from cairn.agents.invocation_context import InvocationContext
+from cairn.agents.invocation_context import new_invocation_id as _fresh_invocation_id
 from cairn.agents.live_request_queue import LiveRequestQueue
 from cairn.agents.llm_agent import LlmAgent
 from cairn.agents.routing import find_agent_to_run
@@ -230,20 +231,28 @@ class Runner:
         state_delta: dict[str, Any] | None = None,
         run_config: RunConfig | None = None,
         yield_user_message: bool = False,
+        new_invocation_id: str | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one invocation and yield its events, each already committed (unless partial).
 
         ``new_message`` is stored first as a ``user`` event (with ``state_delta``
         in its actions). ``invocation_id`` continues an invocation already in
-        the session; the agent runs again under that id.
+        the session; the agent runs again under that id. ``new_invocation_id``
+        (cairn's) names a new invocation instead of a fresh random id: a run
+        (``cairn.runs``) is known by its id before it starts.
         """
         if new_message is None and invocation_id is None:
             raise ValueError(
                 "run_async needs new_message=Content(...) to start an invocation, or "
                 "invocation_id=... to continue one"
             )
+        if invocation_id is not None and new_invocation_id is not None:
+            raise ValueError(
+                "pass invocation_id=... to continue an invocation or new_invocation_id=... to "
+                "name a new one, not both"
+            )
         continuing = invocation_id is not None
-        invocation_id = invocation_id or new_invocation_id()
+        invocation_id = invocation_id or new_invocation_id or _fresh_invocation_id()
         with telemetry.invocation_span(
             app_name=self.app_name,
             user_id=user_id,
@@ -449,7 +458,7 @@ class Runner:
         ``InvocationNotFoundError`` for an invocation the session does not have
         or that was rewound already. Safe to retry after a crash.
         """
-        invocation_id = new_invocation_id()
+        invocation_id = _fresh_invocation_id()
         async with self._hold(
             user_id, session_id, invocation_id, run_config or RunConfig()
         ) as lease:

@@ -45,6 +45,7 @@ from cairn.sessions.session_info import (
     checked_name,
     first_user_text,
 )
+from cairn.sessions.run_store import InMemoryRunStore
 from cairn.sessions.span_store import InMemorySpanStore
 
 _T = TypeVar("_T")
@@ -110,6 +111,8 @@ class InMemorySessionService(BaseSessionService):
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
         self.spans = InMemorySpanStore()
         """The finished spans of this store's sessions (``cairn.sessions.span_recorder``)."""
+        self.runs = InMemoryRunStore()
+        """The runs and schedules of this store's sessions (``cairn.sessions.run_store``)."""
 
     # -- helpers -------------------------------------------------------------------
     def _find(self, app_name: str, user_id: str, session_id: str) -> _StoredSession | None:
@@ -326,6 +329,7 @@ class InMemorySessionService(BaseSessionService):
             if by_id is not None:
                 by_id.pop(session_id, None)
         self.spans.delete_session(app_name, user_id, session_id)
+        self.runs.delete_session(app_name, user_id, session_id)
 
     async def set_session_name(
         self, *, app_name: str, user_id: str, session_id: str, name: str | None
