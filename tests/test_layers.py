@@ -37,16 +37,18 @@ LEVEL = {
     "apps": 8,
     "plugins": 8,
     "runners": 8,
-    "cli": 9,
-    "server": 9,
-    "web": 9,
-    "testing": 10,
+    "runs": 9,
+    "cli": 10,
+    "server": 10,
+    "web": 10,
+    "a2a": 10,
+    "testing": 11,
     "utils": 8,
     "integrations": 8,
     "labs": 8,
     "version": 0,
     "lazy_names": 0,
-    "evaluation": 9,
+    "evaluation": 10,
 }
 TOP_LEVEL_USERS = {"cli", "server", "web", "testing"}  # may import the `cairn` facade
 

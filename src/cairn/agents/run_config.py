@@ -48,6 +48,24 @@ class StreamingMode(enum.Enum):
     BIDI = "bidi"
 
 
+class MultitaskStrategy(enum.StrEnum):
+    """What a new invocation does when its session is busy with another (cairn's; LangGraph
+    calls this double-texting):
+
+    - ``ENQUEUE`` (the default): wait, in arrival order, and run when the session is free;
+    - ``REJECT``: fail at once with ``SessionBusyError``;
+    - ``INTERRUPT``: stop the running invocation (what it committed stays, as with a cancel),
+      then run;
+    - ``ROLLBACK``: stop the running invocation and rewind it away
+      (``Runner.rewind_async``), then run.
+    """
+
+    REJECT = "reject"
+    ENQUEUE = "enqueue"
+    INTERRUPT = "interrupt"
+    ROLLBACK = "rollback"
+
+
 class ToolThreadPoolConfig(BaseModel):
     """ADK's thread pool for synchronous tools (``RunConfig.tool_thread_pool_config``).
 
@@ -75,6 +93,9 @@ class RunConfig(BaseModel):
     session_busy_timeout: float | None = Field(default=None, ge=0)
     """Seconds to wait for another invocation on the session to finish before
     ``SessionBusyError`` (0 fails fast); None uses the Runner's setting."""
+    multitask_strategy: MultitaskStrategy | None = None
+    """What to do when the session is busy (``MultitaskStrategy``); None uses the Runner's
+    setting."""
     labels: dict[str, str] | None = None
     """Added to every model request's ``config.labels`` (e.g. for billing)."""
     http_options: types.HttpOptions | None = None
