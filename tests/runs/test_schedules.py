@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from tests.conformance.test_run_store import another_process
 from tests.support.waiting import BOUND_SECONDS
 
 from cairn.errors import InvalidIdError
@@ -23,13 +24,14 @@ from cairn.runs.schedules import (
     next_fire_time,
     schedule_submitter,
 )
-from cairn.sessions import InMemorySessionService
+from cairn.sessions import BaseSessionService, InMemorySessionService
 from cairn.sessions.run_store import (
     CancelRequest,
     RunStatus,
     RunStore,
     StoredRun,
     StoredSchedule,
+    run_store_for,
 )
 
 REQUEST = {"newMessage": {"role": "user", "parts": [{"text": "send the daily report"}]}}
@@ -166,17 +168,17 @@ def test_a_checked_schedule_is_due_at_its_first_time() -> None:
 
 
 @pytest.fixture
-def store() -> RunStore:
-    return InMemorySessionService().runs
+def store(sessions: BaseSessionService) -> RunStore:
+    return run_store_for(sessions)
 
 
 class Rendezvous:
     """A store whose ``due_schedules`` answers only once both schedulers have read: both see
     the same due schedules, as two processes polling at the same moment do."""
 
-    def __init__(self, store: RunStore) -> None:
+    def __init__(self, store: RunStore, both_read: asyncio.Barrier) -> None:
         self._store = store
-        self._both_read = asyncio.Barrier(2)
+        self._both_read = both_read
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
@@ -187,7 +189,9 @@ class Rendezvous:
         return due
 
 
-async def test_two_schedulers_fire_each_due_time_exactly_once(store: RunStore) -> None:
+async def test_two_schedulers_fire_each_due_time_exactly_once(
+    sessions: BaseSessionService, store: RunStore
+) -> None:
     start = at("2026-03-07T22:00:00+00:00")
     clock = Clock(start)
     every_quarter = create_schedule("app", "u1", cron="*/15 * * * *", request=REQUEST, now=start)
@@ -196,13 +200,14 @@ async def test_two_schedulers_fire_each_due_time_exactly_once(store: RunStore) -
     )
     for schedule in (every_quarter, new_york_nine):
         await store.create_schedule(schedule)
-    shared = Rendezvous(store)
     a, b = Submitted("a"), Submitted("b")
-    first = Scheduler(shared, a, clock=clock)  # type: ignore[arg-type]
-    second = Scheduler(shared, b, clock=clock)  # type: ignore[arg-type]
-    while clock.now < start + 2 * 86_400:  # two days, a minute at a time
-        clock.now += 60
-        await asyncio.gather(first.fire_due(), second.fire_due())
+    both_read = asyncio.Barrier(2)
+    async with another_process(sessions) as other:
+        first = Scheduler(Rendezvous(store, both_read), a, clock=clock)  # type: ignore[arg-type]
+        second = Scheduler(Rendezvous(other, both_read), b, clock=clock)  # type: ignore[arg-type]
+        while clock.now < start + 2 * 86_400:  # two days, five minutes at a time
+            clock.now += 300
+            await asyncio.gather(first.fire_due(), second.fire_due())
     fired = a.firings + b.firings
     counts = collections.Counter((schedule, due) for schedule, due, _ in fired)
     assert set(counts.values()) == {1}
@@ -310,23 +315,24 @@ class Accepting(RunExecutor):
         return None
 
 
-async def test_each_firing_without_a_session_gets_a_new_session() -> None:
-    sessions = InMemorySessionService()
+async def test_each_firing_without_a_session_gets_a_new_session(
+    sessions: BaseSessionService, store: RunStore
+) -> None:
     executor = Accepting()
     start = at("2026-05-01T08:00:00+00:00")
     schedule = create_schedule(
         "app", "u1", cron="0 * * * *", request=REQUEST, now=start, metadata={"team": "ops"}
     )
-    await sessions.runs.create_schedule(schedule)
+    await store.create_schedule(schedule)
     clock = Clock(start)
-    scheduler = Scheduler(sessions.runs, schedule_submitter(sessions, executor), clock=clock)
+    scheduler = Scheduler(store, schedule_submitter(sessions, executor), clock=clock)
     for hour in (1, 2):
         clock.now = start + hour * 3600
         [firing] = await scheduler.fire_due()
         assert firing.run_id == executor.runs[-1].run_id
     assert len({run.session_id for run in executor.runs}) == 2
     for run in executor.runs:
-        stored = await sessions.runs.get_run("app", "u1", run.session_id, run.run_id)
+        stored = await store.get_run("app", "u1", run.session_id, run.run_id)
         assert stored is not None and stored.status is RunStatus.PENDING
         assert stored.request == {"continuing": False, **REQUEST}
         assert stored.metadata == {"team": "ops", "scheduleId": schedule.schedule_id}

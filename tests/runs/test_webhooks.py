@@ -21,8 +21,8 @@ from cairn.runs.webhooks import (
     sign_webhook,
     verify_webhook,
 )
-from cairn.sessions import InMemorySessionService
-from cairn.sessions.run_store import RunStatus, RunStore, StoredRun
+from cairn.sessions import BaseSessionService
+from cairn.sessions.run_store import RunStatus, RunStore, StoredRun, run_store_for
 
 SECRET = "whsec-test-4f1a"
 FAST = WebhookSettings(secret=SECRET, max_attempts=4, initial_backoff=0.001, max_delay=60.0)
@@ -231,8 +231,8 @@ def test_settings_from_the_environment() -> None:
 
 
 @pytest.fixture
-def store() -> RunStore:
-    return InMemorySessionService().runs
+def store(sessions: BaseSessionService) -> RunStore:
+    return run_store_for(sessions)
 
 
 async def test_deliver_pending_sends_what_a_crash_left_undelivered(store: RunStore) -> None:
