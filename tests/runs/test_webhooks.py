@@ -17,6 +17,7 @@ from cairn.runs.webhooks import (
     WebhookVerificationError,
     check_webhook_url,
     deliver_pending,
+    deliver_run_webhook,
     deliver_webhook,
     sign_webhook,
     verify_webhook,
@@ -269,4 +270,19 @@ async def test_a_webhook_given_up_on_is_marked_done(store: RunStore) -> None:
         [delivery] = await deliver_pending(store, FAST, sleep=Waits())
         receiver.wait_for(4)
     assert not delivery.delivered
+    assert await store.undelivered_webhooks() == []
+
+
+async def test_a_run_that_moved_on_keeps_its_next_delivery_pending(store: RunStore) -> None:
+    with webhook_receiver() as receiver:
+        first_pause = a_run(receiver.url, RunStatus.PAUSED, attempts=1)
+        await store.create_run(first_pause)
+        # Answered and paused again while the first pause was being reported.
+        await store.update_run("app", "u1", "s1", "run-1", attempts=2)
+        await deliver_run_webhook(store, first_pause, FAST)
+        [pending] = await store.undelivered_webhooks()
+        assert pending.attempts == 2
+        [second] = await deliver_pending(store, FAST)
+        received = receiver.wait_for(2)
+    assert second.delivered and len({r.headers["Cairn-Delivery"] for r in received}) == 2
     assert await store.undelivered_webhooks() == []

@@ -370,8 +370,12 @@ async def deliver_run_webhook(
     sleep: Sleep = asyncio.sleep,
 ) -> WebhookDelivery:
     """Deliver ``run``'s webhook (or give up), then mark it ``webhook_done`` in ``store``,
-    unless the run has moved on since (answered, running again)."""
+    unless the run has moved on since (answered, running again, paused anew: that end has
+    a delivery of its own)."""
     delivery = await deliver_webhook(run, settings, sleep=sleep)
+    current = await store.get_run(run.app_name, run.user_id, run.session_id, run.run_id)
+    if current is None or (current.status, current.attempts) != (run.status, run.attempts):
+        return delivery
     await store.update_run(
         run.app_name,
         run.user_id,
