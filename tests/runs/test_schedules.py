@@ -14,7 +14,7 @@ import pytest
 from tests.conformance.test_run_store import another_process
 from tests.support.waiting import BOUND_SECONDS
 
-from cairn.errors import InvalidIdError
+from cairn.errors import InvalidIdError, StoreUnavailableError
 from cairn.events.event import Event
 from cairn.runs.executor import RunExecutor
 from cairn.runs.schedules import (
@@ -360,3 +360,34 @@ async def test_a_schedule_with_a_session_runs_in_it() -> None:
     await Scheduler(sessions.runs, submit, clock=Clock(start + 3600)).fire_due()
     [run] = executor.runs
     assert run.session_id == session.id and run.strategy == "reject"
+
+
+class Unreachable:
+    """A store whose database is down for the first ``failures`` reads of due schedules."""
+
+    def __init__(self, store: RunStore, failures: int) -> None:
+        self._store = store
+        self.failures = failures
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def due_schedules(self, now: float, *, limit: int = 100) -> list[StoredSchedule]:
+        if self.failures:
+            self.failures -= 1
+            raise StoreUnavailableError("the database at db:5432 cannot be reached")
+        return await self._store.due_schedules(now, limit=limit)
+
+
+async def test_the_loop_outlives_a_store_that_is_down() -> None:
+    runs = InMemorySessionService().runs
+    start = at("2026-05-01T08:00:00+00:00")
+    schedule = create_schedule("app", "u1", cron="0 * * * *", request=REQUEST, now=start)
+    await runs.create_schedule(schedule)
+    flaky = Unreachable(runs, failures=3)
+    submitted = Submitted()
+    clock = Clock(start + 3600)
+    loop = Scheduler(flaky, submitted, clock=clock, retry_delay=0.01)  # type: ignore[arg-type]
+    async with loop:
+        await asyncio.wait_for(submitted.arrived.wait(), BOUND_SECONDS)
+    assert flaky.failures == 0 and len(submitted.firings) == 1
