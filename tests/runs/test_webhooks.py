@@ -114,11 +114,14 @@ async def test_5xx_answers_are_retried_with_one_delivery_id_until_it_succeeds() 
     assert len(waits.delays) == 2 and all(0 < d <= 0.002 for d in waits.delays)
 
 
-async def test_it_gives_up_after_max_attempts() -> None:
+async def test_it_gives_up_after_max_attempts(caplog: pytest.LogCaptureFixture) -> None:
     waits = Waits()
     with webhook_receiver(*[Reply(503)] * 10) as receiver:
-        delivery = await deliver_webhook(a_run(receiver.url), FAST, sleep=waits)
+        url = f"{receiver.url}/hooks/T0K3N-in-path"
+        delivery = await deliver_webhook(a_run(url), FAST, sleep=waits)
         received = receiver.wait_for(4)
+    assert "given up after 4 attempt(s)" in caplog.text and receiver.url in caplog.text
+    assert "T0K3N" not in caplog.text + (delivery.problem or "") and SECRET not in caplog.text
     assert not delivery.delivered and delivery.attempts == 4 == len(received)
     assert delivery.status_code == 503 and "answered 503" in (delivery.problem or "")
     assert len(waits.delays) == 3
