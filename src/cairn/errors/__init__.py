@@ -173,17 +173,28 @@ class StaleSessionError(_AboutSession, CairnError, ValueError):
 
 
 class SessionBusyError(_AboutSession, CairnError, RuntimeError):
-    """Another invocation is already running on this session."""
+    """Another invocation is already running on this session (or others wait for it first)."""
 
     def __init__(
-        self, *, app_name: str, user_id: str, session_id: str, waited: float, holder: str
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        waited: float,
+        holder: str,
+        ahead: int = 0,
     ) -> None:
         session = self._name_session(app_name, user_id, session_id)
         self.holder = holder
+        self.ahead = ahead
+        queued = f", and {ahead} more wait before this one" if ahead else ""
         super().__init__(
             f"{session} is busy: invocation {holder!r} is "
-            f"still running (waited {waited:.2f}s). Only one invocation runs per session at a "
-            "time; wait for it to finish, or give the Runner a longer session_busy_timeout."
+            f"still running{queued} (waited {waited:.2f}s). Only one invocation runs per "
+            "session at a time; wait for it to finish, give the Runner (or RunConfig) a longer "
+            "session_busy_timeout, or choose multitask_strategy='enqueue' (wait in line), "
+            "'interrupt' or 'rollback' (stop the running one)."
         )
 
 
