@@ -332,9 +332,49 @@ class Runner:
             ) as lease:
                 if strategy is MultitaskStrategy.ROLLBACK and lease.interrupted:
                     await self._roll_back(lease, holder_name(lease.interrupted))
+                elif lease.interrupted:
+                    await self._close_stopped_calls(lease, holder_name(lease.interrupted))
                 yield lease
         finally:
             self._running.discard(task)
+
+    async def _close_stopped_calls(self, lease: SessionLease, interrupted: str) -> None:
+        """Record a result for each tool call the interrupted invocation was in when it was
+        stopped (an error saying so): the next invocation starts from a conversation whose
+        every call has an answer, as models require, instead of refusing to start
+        (``InvocationInterruptedError``)."""
+        session = await self._load_session(lease.user_id, lease.session_id)
+        last = session.events[-1] if session.events else None
+        if last is None or last.invocation_id != interrupted:
+            return
+        calls = {call.id: call for call in last.get_function_calls() if call.id}
+        stopped = [calls[i.id] for i in interrupted_calls(last, set()) if i.id in calls]
+        if not stopped:
+            return
+        result = {
+            "error": f"interrupted: invocation {interrupted!r} was stopped during this call "
+            "(another invocation took the session over), so it returned nothing; whether it "
+            "took effect is unknown"
+        }
+        bind_lease(session, lease)
+        event = Event(
+            invocation_id=interrupted,
+            author=last.author,
+            branch=last.branch,
+            node_info=last.node_info,
+            content=types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            id=call.id, name=call.name, response=result
+                        )
+                    )
+                    for call in stopped
+                ],
+            ),
+        )
+        await self._append(session, event)
 
     async def _roll_back(self, lease: SessionLease, interrupted: str) -> None:
         """Rewind the invocation this one interrupted away, under this one's lease (nothing
