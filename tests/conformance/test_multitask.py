@@ -289,3 +289,33 @@ async def test_interrupt_goes_ahead_of_the_callers_waiting_in_line(
     assert users == ["first", "urgent", "queued"]
     assert urgent[0].invocation_id in invocation_order(session.events)
     wait_until(lambda: session_waiters(store, **KEY) == 0, "the line emptied")
+
+
+async def test_interrupt_cancels_an_invocation_running_on_another_event_loop(
+    store: BaseSessionService,
+) -> None:
+    runner, agent = steps_runner(store)
+    await store.create_session(**KEY)
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            list(runner.run(user_id="u", session_id="s", new_message=types.UserContent("a")))
+        except BaseException as exc:  # what the synchronous caller gets
+            outcome.append(exc)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    await asyncio.to_thread(agent.started.wait, BOUND_SECONDS)
+    interrupting = RunConfig(multitask_strategy=MultitaskStrategy.INTERRUPT)
+    mine = await run(runner, "b", run_config=interrupting)
+    agent.proceed.set()  # its worker thread still waits on it
+    await asyncio.to_thread(thread.join, BOUND_SECONDS)
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], asyncio.CancelledError)
+    session = await store.get_session(**KEY)
+    assert session is not None
+    assert [e.content.parts[0].text for e in session.events] == ["a", "b"] + [
+        f"step {n}" for n in range(3)
+    ]
+    assert session.events[-1].invocation_id == mine[0].invocation_id

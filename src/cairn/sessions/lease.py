@@ -285,7 +285,14 @@ async def _acquire(
             got = await attempt()
             if isinstance(got, SessionLease):
                 line.last_holder = holder
-                lease = HeldLease(**vars(got), interrupted=interrupted)
+                lease = HeldLease(
+                    got.app_name,
+                    got.user_id,
+                    got.session_id,
+                    got.holder,
+                    got.generation,
+                    interrupted,
+                )
                 if only is not None and interrupted != only:
                     await release_session(service, lease)  # free all along: not ours to take
                     return None
@@ -302,8 +309,9 @@ async def _acquire(
                     if got not in cancelled and local.cancel():
                         cancelled[got] = now + INTERRUPT_WAIT
                     if now < cancelled.get(got, now):
-                        # It ends (its release wakes us) or the wait for it runs out.
-                        await _woken(ticket, cancelled[got] - now)
+                        # It ends (its release wakes us; a poll notices it too) or the wait
+                        # for it runs out.
+                        await _woken(ticket, min(_MAX_POLL, cancelled[got] - now))
                         continue
                 if got == replacing and now >= deadline:
                     raise busy(got)
