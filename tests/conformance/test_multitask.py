@@ -29,7 +29,14 @@ from cairn import (
 )
 from cairn.events.rewind import live_events
 from cairn.sessions import BaseSessionService
-from cairn.sessions.lease import session_waiters
+from cairn.sessions.lease import (
+    SessionLease,
+    hold_session,
+    lease_holder,
+    release_session,
+    session_waiters,
+    take_session_over,
+)
 from cairn.testing import Call, ScriptedLlm
 
 APP = "multitask"
@@ -319,3 +326,45 @@ async def test_interrupt_cancels_an_invocation_running_on_another_event_loop(
         f"step {n}" for n in range(3)
     ]
     assert session.events[-1].invocation_id == mine[0].invocation_id
+
+
+async def test_take_session_over_stops_only_the_holder_it_names(store: BaseSessionService) -> None:
+    """The primitive a run's cancel uses, from this process or another one."""
+    await store.create_session(**KEY)
+    me = lease_holder("cancel")
+    # A holder that does not hold the session: nothing is done, a free session stays free.
+    assert await take_session_over(store, **KEY, holder=me, ttl=30, interrupting="x") is None
+    free = await store.acquire_session_lease(**KEY, holder="probe", ttl=30)
+    assert isinstance(free, SessionLease)
+    await store.release_session_lease(**KEY, holder="probe")
+
+    # A holder of another process (not known here): its lease is taken over, it is fenced.
+    remote = await store.acquire_session_lease(**KEY, holder="remote@elsewhere:1", ttl=600)
+    assert isinstance(remote, SessionLease)
+    assert await take_session_over(store, **KEY, holder=me, ttl=30, interrupting="other") is None
+    taken = await take_session_over(store, **KEY, holder=me, ttl=30, interrupting=remote.holder)
+    assert taken is not None and taken.interrupted == remote.holder
+    await release_session(store, taken)
+    renewal = await store.acquire_session_lease(
+        **KEY, holder=remote.holder, ttl=30, generation=remote.generation
+    )
+    assert renewal == ""  # taken from it, then released: it can never renew (or append) again
+
+    # A holder of this process: its task is cancelled, and the lease is released by it.
+    inside = asyncio.Event()
+
+    async def holding() -> None:
+        async with hold_session(store, **KEY, holder=lease_holder("local"), wait=0, ttl=30):
+            inside.set()
+            await asyncio.Event().wait()
+
+    task = asyncio.create_task(holding())
+    await asyncio.wait_for(inside.wait(), BOUND_SECONDS)
+    taken = await take_session_over(
+        store, **KEY, holder=me, ttl=30, interrupting=lease_holder("local")
+    )
+    assert taken is not None and taken.interrupted == lease_holder("local")
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await release_session(store, taken)
+    assert isinstance(await store.acquire_session_lease(**KEY, holder="next", ttl=30), SessionLease)

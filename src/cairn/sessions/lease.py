@@ -129,6 +129,10 @@ class HeldLease(SessionLease):
     interrupted: str = ""
 
 
+_guard = threading.Lock()
+"""Guards the lines and the holders below: callers on every thread's event loop use them."""
+
+
 @dataclass(eq=False)
 class _Ticket:
     """One caller of this process waiting for a session."""
@@ -159,6 +163,10 @@ class _Line:
         self.tickets.insert(at, ticket)
         return at
 
+    def first_is(self, ticket: _Ticket) -> bool:
+        with _guard:
+            return self.tickets[0] is ticket
+
 
 @dataclass(eq=False)
 class _LocalHolder:
@@ -177,7 +185,6 @@ class _LocalHolder:
 
 
 _LineKey = tuple[int, str, str, str]
-_guard = threading.Lock()
 _lines: dict[_LineKey, _Line] = {}
 _holders: dict[str, _LocalHolder] = {}
 """Holder name -> its task, for every lease held through ``hold_session`` in this process
@@ -257,7 +264,8 @@ async def _acquire(
 
     def busy(current: str) -> SessionBusyError:
         waited = time.monotonic() - started
-        ahead = line.tickets.index(ticket)
+        with _guard:
+            ahead = line.tickets.index(ticket)
         return SessionBusyError(**key, waited=waited, holder=current, ahead=ahead)
 
     async def attempt() -> SessionLease | str:
@@ -275,7 +283,7 @@ async def _acquire(
         if ahead and wait <= 0 and not take_over:
             raise busy(line.last_holder)
         while True:
-            if line.tickets[0] is not ticket:
+            if not line.first_is(ticket):
                 if time.monotonic() >= deadline:
                     raise busy(line.last_holder)
                 await _woken(ticket, deadline - time.monotonic())
@@ -464,8 +472,8 @@ async def take_session_over(
     """Take the session's lease for ``holder`` from whoever holds it now (or only from
     ``interrupting``), ahead of the callers of this process waiting for it.
 
-    A holder in this process is cancelled and awaited (up to ``INTERRUPT_WAIT``
-    seconds, then its lease is taken over anyway). A holder in another process cannot be
+    A holder in this process is cancelled, and waited for until it has released the
+    session (at most ``INTERRUPT_WAIT`` seconds, then its lease is taken over anyway). A holder in another process cannot be
     reached: its lease is taken over (``acquire_session_lease(..., replacing=...)``), and
     the store refuses its next append with ``LeaseLostError`` (fencing) — it stops at its
     next event boundary; what it committed stays. Returns the lease now held (give it back
