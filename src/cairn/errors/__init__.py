@@ -368,9 +368,11 @@ class LeaseLostError(_AboutSession, CairnError, RuntimeError):
         now = f"{current_holder!r} holds it now" if current_holder else "nobody holds it now"
         super().__init__(
             f"{session}: invocation {holder!r} lost its lease ({now}), so its event was "
-            "refused and nothing was stored. It stalled for longer than the lease's TTL; "
-            "make the slow step async or give the Runner a longer session_lease_ttl, then run "
-            "the invocation again (or answer its pending interrupts)."
+            "refused and nothing was stored. Either another invocation took the session "
+            "over on purpose (multitask_strategy 'interrupt' or 'rollback', or a cancel): "
+            "nothing to fix; or it stalled for longer than the lease's TTL: make the slow step "
+            "async or give the Runner a longer session_lease_ttl, then run the invocation "
+            "again (or answer its pending interrupts)."
         )
 
 
