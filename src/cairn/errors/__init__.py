@@ -189,8 +189,9 @@ class SessionBusyError(_AboutSession, CairnError, RuntimeError):
         self.holder = holder
         self.ahead = ahead
         queued = f", and {ahead} more wait before this one" if ahead else ""
+        running = f"invocation {holder!r}" if holder else "another invocation"
         super().__init__(
-            f"{session} is busy: invocation {holder!r} is "
+            f"{session} is busy: {running} is "
             f"still running{queued} (waited {waited:.2f}s). Only one invocation runs per "
             "session at a time; wait for it to finish, give the Runner (or RunConfig) a longer "
             "session_busy_timeout, or choose multitask_strategy='enqueue' (wait in line), "

@@ -473,12 +473,13 @@ async def take_session_over(
     ``interrupting``), ahead of the callers of this process waiting for it.
 
     A holder in this process is cancelled, and waited for until it has released the
-    session (at most ``INTERRUPT_WAIT`` seconds, then its lease is taken over anyway). A holder in another process cannot be
-    reached: its lease is taken over (``acquire_session_lease(..., replacing=...)``), and
-    the store refuses its next append with ``LeaseLostError`` (fencing) — it stops at its
-    next event boundary; what it committed stays. Returns the lease now held (give it back
-    with ``release_session``), or None when ``interrupting`` is given and that holder
-    does not hold the session (then nothing was done).
+    session (at most ``INTERRUPT_WAIT`` seconds, then its lease is taken over anyway). A
+    holder in another process cannot be reached: its lease is taken over
+    (``acquire_session_lease(..., replacing=...)``), and the store refuses its next append
+    with ``LeaseLostError`` (fencing) — it stops at its next event boundary; what it
+    committed stays. Returns the lease now held (give it back with ``release_session``), or
+    None when ``interrupting`` is given and that holder does not hold the session (then
+    nothing was done).
     """
     key: dict[str, Any] = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
     return await _acquire(
