@@ -24,6 +24,7 @@ from cairn import (
     InvalidEventError,
     InvalidStateValueError,
     InvocationContext,
+    MultitaskStrategy,
     Runner,
     SessionBusyError,
     StaleSessionError,
@@ -334,7 +335,12 @@ async def test_no_silent_lost_update_one_invocation_per_session(
     store: BaseSessionService,
 ) -> None:
     await new_session(store)
-    busy = Runner(app_name=APP, agent=SlowAgent(name="slow"), session_service=store)
+    busy = Runner(
+        app_name=APP,
+        agent=SlowAgent(name="slow"),
+        session_service=store,
+        multitask_strategy=MultitaskStrategy.REJECT,
+    )
     first = asyncio.create_task(_drain(busy, "first"))
     await asyncio.sleep(0.01)
     with pytest.raises(SessionBusyError, match="'s1'"):

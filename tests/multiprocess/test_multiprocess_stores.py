@@ -27,18 +27,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.genai import types
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 from tests.multiprocess import worker as worker_module
 from tests.support.databases import mariadb_database, postgres_database
 
-from cairn import Event
+from cairn import Agent, Event, MultitaskStrategy, Runner
 from cairn.sessions import (
     BaseSessionService,
     DatabaseSessionService,
     Session,
     SqliteSessionService,
 )
+from cairn.testing import ScriptedLlm
 
 APP = "multiprocess"
 WAIT_LIMIT = 90.0
@@ -548,3 +550,54 @@ async def test_a_sync_tool_blocking_past_the_lease_ttl_keeps_the_session_and_run
     assert [e.id for e in session.events[1:]] == done["event_ids"]
     (response,) = [r for e in session.events for r in e.get_function_responses()]
     assert response.name == "transfer" and response.response == {"sent": 100}
+
+
+# -- 7. interrupt takes the session from an invocation in another process ----------------------
+async def test_interrupt_takes_the_session_from_an_invocation_in_another_process(
+    store: BaseSessionService, workers: Workers
+) -> None:
+    """The holder process sits in a slow tool; this process interrupts it. Its lease is taken
+    over (fencing): the tool's result is refused when it comes, and nothing of the holder is
+    committed after the takeover; the interrupting invocation runs at once."""
+    session_id = "interrupted"
+    await store.create_session(app_name=APP, user_id="u", session_id=session_id)
+    counter = workers.signals / "counter"
+    holder = workers.start(
+        "holder",
+        "tool",
+        user="u",
+        session=session_id,
+        lease_ttl=30.0,
+        inside="inside-tool",
+        release="release-tool",
+        counter=str(counter),
+    )
+    await workers.signal_file("inside-tool", holder)
+    runner = Runner(
+        app_name=APP,
+        agent=Agent(name="banker", model=ScriptedLlm(script=["stopped it"])),
+        session_service=store,
+        multitask_strategy=MultitaskStrategy.INTERRUPT,
+    )
+    mine = [
+        event
+        async for event in runner.run_async(
+            user_id="u", session_id=session_id, new_message=types.UserContent("stop that")
+        )
+    ]
+    taken_over = await load(store, "u", session_id)
+    workers.create("release-tool")  # the tool returns now; its result must be refused
+    done = await workers.result(holder)
+
+    assert done["lost"] is not None, "the interrupted process committed after the takeover"
+    assert done["lost"]["holder"].startswith(done["invocation_id"] + "@")
+    assert counter.read_text().splitlines() == [str(holder.pid)]
+    session = await load(store, "u", session_id)
+    assert [e.id for e in session.events] == [e.id for e in taken_over.events]
+    theirs = [e for e in session.events if e.invocation_id == done["invocation_id"]]
+    assert [e.id for e in theirs[1:-1]] == done["event_ids"]  # its call, committed before
+    (answer,) = theirs[-1].get_function_responses()  # recorded by the interrupter
+    assert answer.name == "transfer" and answer.response is not None
+    assert answer.response["error"].startswith("interrupted: ")
+    assert [e.content.parts[0].text for e in mine] == ["stopped it"]
+    assert session.events[-1].id == mine[-1].id

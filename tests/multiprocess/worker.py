@@ -19,7 +19,8 @@ Roles:
 - ``tool``: one invocation through a Runner whose model calls ``transfer``, a
   *synchronous* tool that appends a line to the file ``counter``, creates
   ``<signals>/<inside>`` (its pid and invocation id) and then blocks (``time.sleep``)
-  until ``<signals>/<release>`` exists. Reports the invocation's events.
+  until ``<signals>/<release>`` exists. Reports the invocation's events (and the
+  ``LeaseLostError`` that ended it, if another process took the session over).
 - ``append``: ``count`` events appended directly with ``append_event``, event
   ``i`` writing the state key ``key.format(worker=name, i=i)`` with the value
   ``value.format(worker=name, i=i)``, pausing ``pause`` seconds between them.
@@ -49,6 +50,7 @@ from cairn import (
     Runner,
     SessionBusyError,
 )
+from cairn.errors import LeaseLostError
 from cairn.sessions import BaseSessionService, DatabaseSessionService, SqliteSessionService
 from cairn.testing import Call, ScriptedLlm
 
@@ -171,15 +173,23 @@ async def tool_role(store: BaseSessionService, spec: dict[str, Any]) -> dict[str
         session_service=store,
         session_lease_ttl=spec["lease_ttl"],
     )
-    seen = [
-        event
+    seen: list[Event] = []
+    lost = None
+    try:
         async for event in runner.run_async(
             user_id=spec["user"],
             session_id=spec["session"],
             new_message=types.Content(role="user", parts=[types.Part(text="send 100")]),
-        )
-    ]
-    return {"event_ids": [event.id for event in seen], "invocation_id": seen[0].invocation_id}
+            yield_user_message=True,
+        ):
+            seen.append(event)
+    except LeaseLostError as exc:  # another process took the session over meanwhile
+        lost = {"holder": exc.holder, "current_holder": exc.current_holder}
+    return {
+        "event_ids": [event.id for event in seen[1:]],
+        "invocation_id": seen[0].invocation_id,
+        "lost": lost,
+    }
 
 
 async def append_role(store: BaseSessionService, spec: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from cairn import (
     InMemorySessionService,
     InvocationContext,
     InvocationNotFoundError,
+    MultitaskStrategy,
     ResumabilityConfig,
     RunConfig,
     Runner,
@@ -403,24 +404,41 @@ async def test_the_runner_loads_only_the_window_the_agent_reads() -> None:
     assert session is not None and len(session.events) == 10 and session.state["n"] == 5
 
 
-class Sleeper(BaseAgent):
+class Gated(BaseAgent):
+    """Says it started, then waits for the test to let it finish."""
+
+    started: Any = None
+    proceed: Any = None
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        await asyncio.sleep(0.2)
+        self.started.set()
+        await self.proceed.wait()
         yield Event(content=text("done", "model"))
 
 
 async def test_run_config_chooses_whether_a_busy_session_waits() -> None:
-    runner = InMemoryRunner(agent=Sleeper(name="sleeper"), app_name="demo")
+    agent = Gated(name="gated", started=asyncio.Event(), proceed=asyncio.Event())
+    runner = InMemoryRunner(agent=agent, app_name="demo")
     await runner.session_service.create_session(app_name="demo", user_id="u", session_id="s")
     first = asyncio.create_task(collect(runner, user_id="u", session_id="s", new_message=text("a")))
-    await asyncio.sleep(0.05)
-    with pytest.raises(SessionBusyError, match=r"'s'.*busy: invocation 'e-"):
-        await collect(runner, user_id="u", session_id="s", new_message=text("b"))
-    waited = await collect(
-        runner,
-        user_id="u",
-        session_id="s",
-        new_message=text("c"),
-        run_config=RunConfig(session_busy_timeout=5),
+    await asyncio.wait_for(agent.started.wait(), 60)
+    for fail_fast in (
+        RunConfig(session_busy_timeout=0),
+        RunConfig(multitask_strategy=MultitaskStrategy.REJECT),
+    ):
+        with pytest.raises(SessionBusyError, match=r"'s'.*busy: invocation 'e-"):
+            await collect(
+                runner, user_id="u", session_id="s", new_message=text("b"), run_config=fail_fast
+            )
+    waiting = asyncio.create_task(
+        collect(
+            runner,
+            user_id="u",
+            session_id="s",
+            new_message=text("c"),
+            run_config=RunConfig(session_busy_timeout=60),
+        )
     )
+    agent.proceed.set()
+    waited = await asyncio.wait_for(waiting, 60)
     assert texts(waited) == ["done"] and first.done()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
 import pytest
 from google.genai import types
 from tests.server.harness import asgi_client, run_body, server_app, sse_payloads
+from tests.support.waiting import until
 
 from cairn.events.event import Event
+from cairn.sessions.lease import session_waiters
 
 
 async def stored_events(api: httpx.AsyncClient, app: str, session: str) -> list[Event]:
@@ -113,14 +116,49 @@ async def test_a_new_message_is_the_users_own(
     ]
 
 
-async def test_a_second_run_on_a_busy_session_is_409(api: httpx.AsyncClient) -> None:
+async def test_a_run_on_a_busy_session_asking_to_reject_is_409(api: httpx.AsyncClient) -> None:
     await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
     service = server_app(api).state.cairn.sessions
     await service.acquire_session_lease(
         app_name="echo", user_id="ada", session_id="s", holder="other", ttl=30
     )
-    busy = await api.post("/run_sse", json=run_body("echo", "s", "hi"))
+    body = run_body("echo", "s", "hi", multitaskStrategy="reject")
+    busy = await api.post("/run_sse", json=body)
     assert busy.status_code == 409 and "busy" in busy.json()["detail"]
+    assert await stored_events(api, "echo", "s") == []
+    wrong = await api.post("/run", json=run_body("echo", "s", "hi", multitaskStrategy="later"))
+    assert wrong.status_code == 422
+
+
+async def test_a_run_on_a_busy_session_waits_in_line_by_default(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    service = server_app(api).state.cairn.sessions
+    key = {"app_name": "echo", "user_id": "ada", "session_id": "s"}
+    other = await service.acquire_session_lease(**key, holder="other", ttl=30)
+    waiting = asyncio.create_task(api.post("/run", json=run_body("echo", "s", "hi")))
+
+    async def queued() -> bool:
+        return session_waiters(service, **key) == 1
+
+    await until(queued, "the second run waiting for the session")
+    await service.release_session_lease(**key, holder="other", generation=other.generation)
+    response = await waiting
+    assert response.status_code == 200
+    assert response.json()[0]["content"]["parts"][0]["text"] == "echo: hi"
+
+
+async def test_a_run_asking_to_interrupt_takes_the_session_over(api: httpx.AsyncClient) -> None:
+    await api.post("/apps/echo/users/ada/sessions", json={"sessionId": "s"})
+    service = server_app(api).state.cairn.sessions
+    key = {"app_name": "echo", "user_id": "ada", "session_id": "s"}
+    other = await service.acquire_session_lease(**key, holder="other", ttl=30)
+    body = run_body("echo", "s", "hi", multitaskStrategy="interrupt")
+    response = await api.post("/run", json=body)
+    assert response.status_code == 200
+    renewed = await service.acquire_session_lease(
+        **key, holder="other", ttl=30, generation=other.generation
+    )
+    assert renewed == ""  # taken over (fenced), then released by the run
 
 
 async def test_invocation_id_continues_an_invocation(api: httpx.AsyncClient) -> None:

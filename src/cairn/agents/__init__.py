@@ -16,7 +16,7 @@ from cairn.agents.mcp_instruction_provider import McpInstructionProvider
 from cairn.agents.parallel_agent import ParallelAgent
 from cairn.agents.parallel_agent_config import ParallelAgentConfig
 from cairn.agents.readonly_context import ReadonlyContext
-from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.agents.run_config import MultitaskStrategy, RunConfig, StreamingMode
 from cairn.agents.sequential_agent import SequentialAgent
 from cairn.agents.sequential_agent_config import SequentialAgentConfig
 
@@ -38,6 +38,7 @@ __all__ = [
     "LoopAgent",
     "LoopAgentConfig",
     "McpInstructionProvider",
+    "MultitaskStrategy",
     "ParallelAgent",
     "ParallelAgentConfig",
     "ReadonlyContext",

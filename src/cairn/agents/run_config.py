@@ -2,9 +2,9 @@
 
 Fields that steer what cairn implements take effect (``streaming_mode``,
 ``max_llm_calls``, ``custom_metadata``, ``labels``, ``http_options``,
-``session_busy_timeout``); the live-audio and serving-tier fields are accepted
-and kept, without effect, so ADK code that sets them runs unchanged
-(docs/runner.md lists them).
+``session_busy_timeout``, ``multitask_strategy``); the live-audio and
+serving-tier fields are accepted and kept, without effect, so ADK code that sets
+them runs unchanged (docs/runner.md lists them).
 """
 
 from __future__ import annotations
@@ -52,12 +52,15 @@ class MultitaskStrategy(enum.StrEnum):
     """What a new invocation does when its session is busy with another (cairn's; LangGraph
     calls this double-texting):
 
-    - ``ENQUEUE`` (the default): wait, in arrival order, and run when the session is free;
+    - ``ENQUEUE`` (the default): wait, in arrival order (among the callers of one process;
+      between processes, whoever polls first), and run when the session is free;
     - ``REJECT``: fail at once with ``SessionBusyError``;
     - ``INTERRUPT``: stop the running invocation (what it committed stays, as with a cancel),
       then run;
     - ``ROLLBACK``: stop the running invocation and rewind it away
       (``Runner.rewind_async``), then run.
+
+    ``INTERRUPT`` and ``ROLLBACK`` go ahead of the callers waiting in line.
     """
 
     REJECT = "reject"

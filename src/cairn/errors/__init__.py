@@ -173,17 +173,29 @@ class StaleSessionError(_AboutSession, CairnError, ValueError):
 
 
 class SessionBusyError(_AboutSession, CairnError, RuntimeError):
-    """Another invocation is already running on this session."""
+    """Another invocation is already running on this session (or others wait for it first)."""
 
     def __init__(
-        self, *, app_name: str, user_id: str, session_id: str, waited: float, holder: str
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        waited: float,
+        holder: str,
+        ahead: int = 0,
     ) -> None:
         session = self._name_session(app_name, user_id, session_id)
         self.holder = holder
+        self.ahead = ahead
+        queued = f", and {ahead} more wait before this one" if ahead else ""
+        running = f"invocation {holder!r}" if holder else "another invocation"
         super().__init__(
-            f"{session} is busy: invocation {holder!r} is "
-            f"still running (waited {waited:.2f}s). Only one invocation runs per session at a "
-            "time; wait for it to finish, or give the Runner a longer session_busy_timeout."
+            f"{session} is busy: {running} is "
+            f"still running{queued} (waited {waited:.2f}s). Only one invocation runs per "
+            "session at a time; wait for it to finish, give the Runner (or RunConfig) a longer "
+            "session_busy_timeout, or choose multitask_strategy='enqueue' (wait in line), "
+            "'interrupt' or 'rollback' (stop the running one)."
         )
 
 
@@ -357,9 +369,11 @@ class LeaseLostError(_AboutSession, CairnError, RuntimeError):
         now = f"{current_holder!r} holds it now" if current_holder else "nobody holds it now"
         super().__init__(
             f"{session}: invocation {holder!r} lost its lease ({now}), so its event was "
-            "refused and nothing was stored. It stalled for longer than the lease's TTL; "
-            "make the slow step async or give the Runner a longer session_lease_ttl, then run "
-            "the invocation again (or answer its pending interrupts)."
+            "refused and nothing was stored. Either another invocation took the session "
+            "over on purpose (multitask_strategy 'interrupt' or 'rollback', or a cancel): "
+            "nothing to fix; or it stalled for longer than the lease's TTL: make the slow step "
+            "async or give the Runner a longer session_lease_ttl, then run the invocation "
+            "again (or answer its pending interrupts)."
         )
 
 

@@ -1,5 +1,6 @@
 """Runners: the entry point that drives agents and commits their events."""
 
+from cairn.agents.run_config import MultitaskStrategy
 from cairn.runners.runner import InMemoryRunner, Runner
 
-__all__ = ["InMemoryRunner", "Runner"]
+__all__ = ["InMemoryRunner", "MultitaskStrategy", "Runner"]

@@ -20,7 +20,7 @@ from cairn.agents.invocation_context import new_invocation_id as _fresh_invocati
 from cairn.agents.live_request_queue import LiveRequestQueue
 from cairn.agents.llm_agent import LlmAgent
 from cairn.agents.routing import find_agent_to_run
-from cairn.agents.run_config import RunConfig
+from cairn.agents.run_config import MultitaskStrategy, RunConfig
 from cairn.agents.sub_agent_runs import marker, unfinished_hand_overs, waiting_since
 from cairn.apps.app import App
 from cairn.apps.llm_event_summarizer import LlmEventSummarizer
@@ -50,7 +50,14 @@ from cairn.runners._rewind import rewind_event
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.in_memory_session_service import InMemorySessionService
-from cairn.sessions.lease import SessionLease, bind_lease, hold_session, lease_holder
+from cairn.sessions.lease import (
+    HeldLease,
+    SessionLease,
+    bind_lease,
+    hold_session,
+    holder_name,
+    lease_holder,
+)
 from cairn.sessions.session import Session
 from cairn.tools.base_tool import BaseToolset
 
@@ -58,6 +65,9 @@ logger = logging.getLogger(__name__)
 
 CLOSE_WAIT = 10.0
 """Seconds ``Runner.close`` gives cancelled invocations to end (release their leases)."""
+
+SESSION_BUSY_TIMEOUT = 300.0
+"""Seconds an invocation waits, by default, for a busy session before ``SessionBusyError``."""
 
 
 def _with_run_metadata(event: Event, run_config: RunConfig) -> Event:
@@ -78,8 +88,12 @@ class Runner:
     At most one invocation runs per session at a time, across every process
     sharing the store: the invocation holds a lease on the session (renewed in
     the background, expiring ``session_lease_ttl`` seconds after its holder
-    dies). A second one waits up to ``session_busy_timeout`` seconds (or
-    ``RunConfig.session_busy_timeout``), then gets ``SessionBusyError``.
+    dies). What a second one does is its ``multitask_strategy`` (the Runner's,
+    or ``RunConfig.multitask_strategy``): ``ENQUEUE`` waits in line, in arrival
+    order, up to ``session_busy_timeout`` seconds (or
+    ``RunConfig.session_busy_timeout``), then gets ``SessionBusyError``;
+    ``REJECT`` gets it at once; ``INTERRUPT`` stops the running one and runs;
+    ``ROLLBACK`` also rewinds the stopped one away first.
     """
 
     def __init__(
@@ -96,8 +110,9 @@ class Runner:
         credential_service: Any = None,
         plugin_close_timeout: float = 5.0,
         auto_create_session: bool = False,
-        session_busy_timeout: float = 0.0,
+        session_busy_timeout: float = SESSION_BUSY_TIMEOUT,
         session_lease_ttl: float = 30.0,
+        multitask_strategy: MultitaskStrategy = MultitaskStrategy.ENQUEUE,
     ) -> None:
         given = [k for k, v in (("app", app), ("agent", agent), ("node", node)) if v is not None]
         if len(given) != 1:
@@ -139,6 +154,7 @@ class Runner:
         self.auto_create_session = auto_create_session
         self.session_busy_timeout = session_busy_timeout
         self.session_lease_ttl = session_lease_ttl
+        self.multitask_strategy = MultitaskStrategy(multitask_strategy)
         self._history = HistoryCache()
         self._running: set[asyncio.Task[Any]] = set()
 
@@ -293,10 +309,13 @@ class Runner:
     @contextlib.asynccontextmanager
     async def _hold(
         self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
-    ) -> AsyncIterator[SessionLease]:
-        """The session's lease for one invocation (waiting as ``run_config`` or the Runner
-        says); the invocation's task is known to ``close`` meanwhile."""
+    ) -> AsyncIterator[HeldLease]:
+        """The session's lease for one invocation, got as ``run_config`` or the Runner says
+        (its multitask strategy and busy timeout); the invocation's task is known to
+        ``close`` meanwhile."""
+        strategy = run_config.multitask_strategy or self.multitask_strategy
         busy_timeout = run_config.session_busy_timeout
+        wait = self.session_busy_timeout if busy_timeout is None else busy_timeout
         task = asyncio.current_task()
         if task is not None:
             self._running.add(task)
@@ -307,12 +326,67 @@ class Runner:
                 user_id=user_id,
                 session_id=session_id,
                 holder=lease_holder(invocation_id),
-                wait=self.session_busy_timeout if busy_timeout is None else busy_timeout,
+                wait=0.0 if strategy is MultitaskStrategy.REJECT else wait,
                 ttl=self.session_lease_ttl,
+                take_over=strategy in (MultitaskStrategy.INTERRUPT, MultitaskStrategy.ROLLBACK),
             ) as lease:
+                if strategy is MultitaskStrategy.ROLLBACK and lease.interrupted:
+                    await self._roll_back(lease, holder_name(lease.interrupted))
+                elif lease.interrupted:
+                    await self._close_stopped_calls(lease, holder_name(lease.interrupted))
                 yield lease
         finally:
             self._running.discard(task)
+
+    async def _close_stopped_calls(self, lease: SessionLease, interrupted: str) -> None:
+        """Record a result for each tool call the interrupted invocation was in when it was
+        stopped (an error saying so): the next invocation starts from a conversation whose
+        every call has an answer, as models require, instead of refusing to start
+        (``InvocationInterruptedError``)."""
+        session = await self._load_session(lease.user_id, lease.session_id)
+        last = session.events[-1] if session.events else None
+        if last is None or last.invocation_id != interrupted:
+            return
+        calls = {call.id: call for call in last.get_function_calls() if call.id}
+        stopped = [calls[i.id] for i in interrupted_calls(last, set()) if i.id in calls]
+        if not stopped:
+            return
+        result = {
+            "error": f"interrupted: invocation {interrupted!r} was stopped during this call "
+            "(another invocation took the session over), so it returned nothing; whether it "
+            "took effect is unknown"
+        }
+        bind_lease(session, lease)
+        event = Event(
+            invocation_id=interrupted,
+            author=last.author,
+            branch=last.branch,
+            node_info=last.node_info,
+            content=types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            id=call.id, name=call.name, response=result
+                        )
+                    )
+                    for call in stopped
+                ],
+            ),
+        )
+        await self._append(session, event)
+
+    async def _roll_back(self, lease: SessionLease, interrupted: str) -> None:
+        """Rewind the invocation this one interrupted away, under this one's lease (nothing
+        to do if it committed nothing, or was rewound already)."""
+        try:
+            await self._rewind_under(lease, interrupted, _fresh_invocation_id())
+        except InvocationNotFoundError:
+            logger.info(
+                "rollback: invocation %r left nothing in session %r to rewind",
+                interrupted,
+                lease.session_id,
+            )
 
     async def _run_invocation(
         self,
@@ -462,25 +536,33 @@ class Runner:
         async with self._hold(
             user_id, session_id, invocation_id, run_config or RunConfig()
         ) as lease:
-            session = await self._history.load(
-                self.session_service, self.app_name, user_id, session_id, log=True
-            )
-            initial = await self.session_service.get_initial_state(
+            return await self._rewind_under(lease, rewind_before_invocation_id, invocation_id)
+
+    async def _rewind_under(
+        self, lease: SessionLease, rewind_before_invocation_id: str, invocation_id: str
+    ) -> Event:
+        """Append the event (of invocation ``invocation_id``) rewinding the session to just
+        before an invocation, under ``lease``."""
+        user_id, session_id = lease.user_id, lease.session_id
+        session = await self._history.load(
+            self.session_service, self.app_name, user_id, session_id, log=True
+        )
+        initial = await self.session_service.get_initial_state(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+        if session is None or initial is None:
+            raise SessionNotFoundError(
                 app_name=self.app_name, user_id=user_id, session_id=session_id
             )
-            if session is None or initial is None:
-                raise SessionNotFoundError(
-                    app_name=self.app_name, user_id=user_id, session_id=session_id
-                )
-            bind_lease(session, lease)
-            event = await rewind_event(
-                session,
-                initial_state=initial,
-                rewind_before_invocation_id=rewind_before_invocation_id,
-                invocation_id=invocation_id,
-                artifact_service=self.artifact_service,
-            )
-            return await self._append(session, event)
+        bind_lease(session, lease)
+        event = await rewind_event(
+            session,
+            initial_state=initial,
+            rewind_before_invocation_id=rewind_before_invocation_id,
+            invocation_id=invocation_id,
+            artifact_service=self.artifact_service,
+        )
+        return await self._append(session, event)
 
     async def edit_message_async(
         self,
@@ -703,7 +785,8 @@ class Runner:
                     await asyncio.to_thread(proceed.acquire)
                     if stop.is_set():
                         break
-            except Exception as exc:
+            except (Exception, asyncio.CancelledError) as exc:
+                # Cancelled: another call interrupted this invocation (multitask_strategy).
                 handoff.put(("error", exc))
                 return
             finally:

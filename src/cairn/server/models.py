@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from starlette.responses import Response
 
+from cairn.agents.run_config import MultitaskStrategy
 from cairn.events.event import Event
 from cairn.sessions.scopes import stored_form
 from cairn.sessions.session import Session
@@ -93,6 +94,10 @@ class RunAgentRequest(Body):
     state_delta: dict[str, Any] | None = None
     invocation_id: str | None = None
     custom_metadata: dict[str, Any] | None = None
+    multitask_strategy: MultitaskStrategy | None = None
+    """cairn's: what to do when the session is busy with another invocation (``enqueue``,
+    the default: wait in line; ``reject``: 409 at once; ``interrupt``: stop it and run;
+    ``rollback``: stop it, rewind it away and run)."""
 
 
 class AnswerInterruptRequest(Body):

@@ -46,6 +46,7 @@ async def run_events(
     config = RunConfig(
         streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE,
         custom_metadata=request.custom_metadata,
+        multitask_strategy=request.multitask_strategy,
     )
     return _with_http_fixes(
         runner.run_async(
