@@ -29,6 +29,9 @@ from cairn.sessions.uninterrupted import uninterrupted
 
 logger = logging.getLogger(__name__)
 
+RELEASED = ""
+"""The owner of a run given back by an executor that stopped: any executor may take it."""
+
 OnEvent = Callable[[Event], Awaitable[None] | None]
 """Called with every event of the run as the Runner yields it (partial ones too)."""
 
@@ -41,6 +44,8 @@ async def execute_run(
     owner: str,
     take_over: bool = False,
     on_event: OnEvent | None = None,
+    on_failure: Callable[[BaseException], None] | None = None,
+    stopping: Callable[[], bool] | None = None,
 ) -> StoredRun:
     """Execute ``run`` as ``owner`` and return its settled row.
 
@@ -50,6 +55,11 @@ async def execute_run(
     (its invocation waits for an answer), ``done``, ``failed`` (``error`` says why) or
     ``cancelled`` (its task was cancelled, or its lease taken over by a cancel; what it
     committed stays). A cancellation of the caller is raised again once the row says so.
+
+    ``on_failure`` gets the exception a failed run raised (an in-process listener may
+    show it as it is). When ``stopping()`` is true as the run is cancelled, its executor
+    is shutting down: the row goes back to ``pending`` without owner, for the next
+    executor that starts to resume it.
     """
     key = run.key
     expect = {RunStatus.PENDING, RunStatus.RUNNING} if take_over else {RunStatus.PENDING}
@@ -67,19 +77,18 @@ async def execute_run(
     try:
         await _run_invocation(runner, claimed, on_event)
     except asyncio.CancelledError:
-        await uninterrupted(_settle(store, claimed, owner, RunStatus.CANCELLED))
+        if stopping is not None and stopping():
+            await uninterrupted(_release(store, claimed, owner))
+        else:
+            await uninterrupted(_settle(store, claimed, owner, RunStatus.CANCELLED))
         raise
     except LeaseLostError as error:
         current = await uninterrupted(_current(store, claimed))
         if current.cancel is not None:
             return await uninterrupted(_settle(store, claimed, owner, RunStatus.CANCELLED))
-        return await uninterrupted(
-            _settle(store, claimed, owner, RunStatus.FAILED, error=_error_json(error))
-        )
+        return await uninterrupted(_failed(store, claimed, owner, error, on_failure))
     except Exception as error:
-        return await uninterrupted(
-            _settle(store, claimed, owner, RunStatus.FAILED, error=_error_json(error))
-        )
+        return await uninterrupted(_failed(store, claimed, owner, error, on_failure))
     waiting = await _waiting(runner, claimed)
     status = RunStatus.PAUSED if waiting else RunStatus.DONE
     return await uninterrupted(_settle(store, claimed, owner, status))
@@ -177,6 +186,31 @@ async def _waiting(runner: Runner, run: StoredRun) -> bool:
 
 async def _current(store: RunStore, run: StoredRun) -> StoredRun:
     return await store.get_run(*run.key, run.run_id) or run
+
+
+async def _failed(
+    store: RunStore,
+    run: StoredRun,
+    owner: str,
+    error: BaseException,
+    on_failure: Callable[[BaseException], None] | None,
+) -> StoredRun:
+    settled = await _settle(store, run, owner, RunStatus.FAILED, error=_error_json(error))
+    if on_failure is not None:
+        on_failure(error)
+    return settled
+
+
+async def _release(store: RunStore, run: StoredRun, owner: str) -> None:
+    """Give the run back (its executor stops): pending, owned by nobody, resumed later."""
+    await store.update_run(
+        *run.key,
+        run.run_id,
+        expect_owner=owner,
+        expect_status={RunStatus.RUNNING},
+        status=RunStatus.PENDING,
+        owner=RELEASED,
+    )
 
 
 async def _settle(
