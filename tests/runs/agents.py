@@ -71,3 +71,21 @@ class Holding(BaseAgent):
         self.started.set()
         await self.release.wait()
         yield Event(content=text("finished", "model"))
+
+
+class Gate(BaseAgent):
+    """Echoes; a message ``hold`` first replies ``holding`` and waits for ``release``."""
+
+    release: asyncio.Event
+    holding: asyncio.Event
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        step = Context(ctx)
+        step.state["turns"] = step.state.get("turns", 0) + 1
+        if said(ctx) == "hold":
+            yield Event(content=text("holding", "model"), actions=step.actions)
+            self.holding.set()
+            await self.release.wait()
+            yield Event(content=text("released", "model"))
+            return
+        yield Event(content=text(f"echo: {said(ctx)}", "model"), actions=step.actions)

@@ -164,12 +164,15 @@ class InProcessExecutor(RunExecutor):
             stopped = await self._stop_session(run, how)
             if stopped is not None and strategy is MultitaskStrategy.ROLLBACK:
                 request = RunRequest.from_json(run.request)
-                run = await self.store.update_run(
-                    *run.key,
-                    run.run_id,
-                    expect_status={RunStatus.PENDING},
-                    request=dataclasses.replace(request, rewind_before=stopped).to_json(),
-                ) or run
+                run = (
+                    await self.store.update_run(
+                        *run.key,
+                        run.run_id,
+                        expect_status={RunStatus.PENDING},
+                        request=dataclasses.replace(request, rewind_before=stopped).to_json(),
+                    )
+                    or run
+                )
         queued = await self.store.update_run(
             *run.key, run.run_id, expect_status={RunStatus.PENDING}, owner=self.owner
         )
@@ -198,9 +201,7 @@ class InProcessExecutor(RunExecutor):
                 task.cancel()  # it waited for its turn: it never starts
             self.live_runs.end(key)
             return
-        running = await self.store.update_run(
-            *key, expect_status={RunStatus.RUNNING}, cancel=how
-        )
+        running = await self.store.update_run(*key, expect_status={RunStatus.RUNNING}, cancel=how)
         if running is None:
             return  # it has ended
         task = self._running.get(key)

@@ -28,7 +28,6 @@ from cairn.errors import (
     SessionNotFoundError,
 )
 from cairn.events.event import Event
-from cairn.events.interrupts import pending_interrupts
 from cairn.runs.executor import RunExecutor
 from cairn.runs.in_process import RunnerFor
 from cairn.runs.request import RunRequest
