@@ -187,7 +187,8 @@ async def test_a_closed_executor_gives_its_runs_back_to_the_next_one(world: Worl
         assert row.status is RunStatus.PENDING and row.owner == ""
     world.agent.release.set()
     second = world.runs()
-    await second.executor.start()
+    taken = await second.executor.take_over_abandoned()  # type: ignore[attr-defined]
+    assert [run.run_id for run in taken] == [held.run_id, queued.run_id]
     assert (await second.wait(held)).status is RunStatus.DONE
     assert (await second.wait(queued)).status is RunStatus.DONE
     texts = await world.texts()

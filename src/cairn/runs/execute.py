@@ -75,7 +75,7 @@ async def execute_run(
     if claimed is None:
         return await store.get_run(*key, run.run_id) or run
     try:
-        await _run_invocation(runner, claimed, on_event)
+        await _run_invocation(runner, claimed, on_event, run_before=run.started_at is not None)
     except asyncio.CancelledError:
         if stopping is not None and stopping():
             await uninterrupted(_release(store, claimed, owner))
@@ -94,8 +94,11 @@ async def execute_run(
     return await uninterrupted(_settle(store, claimed, owner, status))
 
 
-async def _run_invocation(runner: Runner, run: StoredRun, on_event: OnEvent | None) -> None:
-    """Rewind if asked, then start, resume or (finished already) skip the invocation."""
+async def _run_invocation(
+    runner: Runner, run: StoredRun, on_event: OnEvent | None, *, run_before: bool
+) -> None:
+    """Rewind if asked, then start, resume or (finished already) skip the invocation.
+    ``run_before``: this request was started before (by an executor that died)."""
     request = RunRequest.from_json(run.request)
     who: dict[str, Any] = {"user_id": run.user_id, "session_id": run.session_id}
     config = request.run_config()
@@ -109,14 +112,19 @@ async def _run_invocation(runner: Runner, run: StoredRun, on_event: OnEvent | No
     )
     events: AsyncGenerator[Event, None]
     if done and (not request.continuing or _answers_committed(done, request)):
-        # Its message (or its answers) is committed: never send it again. An invocation
-        # that ended, or waits for answers only a person can give, is not run again.
-        if _ended_or_waiting(done):
+        # Its message (or its answers) is committed: never send it again. Started before
+        # (its executor died), an invocation that ended, or that waits for answers only a
+        # person can give, is not run again.
+        if run_before and _ended_or_waiting(done):
             return
         events = runner.run_async(invocation_id=run.run_id, run_config=config, **who)
     elif request.continuing:
         events = runner.run_async(
-            invocation_id=run.run_id, new_message=request.new_message, run_config=config, **who
+            invocation_id=run.run_id,
+            new_message=request.new_message,
+            run_config=config,
+            yield_user_message=request.new_message is not None,
+            **who,
         )
     else:
         if request.new_message is None:

@@ -94,13 +94,38 @@ class InProcessExecutor(RunExecutor):
         self.live_runs = LiveRuns()
         self._queues: dict[SessionKey, _SessionQueue] = {}
         self._running: dict[RunKey, asyncio.Task[None]] = {}
+        self._started: dict[RunKey, bool] = {}
+        """Runs here that continue an invocation, once claimed (they have begun, with no
+        message to commit first)."""
         self._watcher: asyncio.Task[None] | None = None
+        self._recovery: asyncio.Task[None] | None = None
         self._closing = False
 
     # -- the seam ------------------------------------------------------------------------------
     async def start(self) -> None:
         """Take over the unfinished runs whose executor is gone (its process exited, or it
-        was closed), oldest first, and execute them (resumed, never re-sent)."""
+        was closed), oldest first, and execute them (resumed, never re-sent). Done in the
+        background: a store that cannot be reached yet is tried again, with a growing pause."""
+        self._recovery = asyncio.create_task(self._take_over_abandoned())
+
+    async def _take_over_abandoned(self) -> None:
+        pause = 1.0
+        while True:
+            try:
+                await self.take_over_abandoned()
+                return
+            except Exception:
+                logger.warning(
+                    "could not look for runs to take over; trying again in %.0f s",
+                    pause,
+                    exc_info=True,
+                )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 60.0)
+
+    async def take_over_abandoned(self) -> list[StoredRun]:
+        """Queue here the unfinished runs whose executor is gone; returns them."""
+        adopted_runs = []
         for run in await self.store.unfinished_runs():
             if not _abandoned(run):
                 continue
@@ -118,6 +143,8 @@ class InProcessExecutor(RunExecutor):
             if adopted is not None:
                 logger.info("run %s: its executor %s is gone; resuming it", run.run_id, run.owner)
                 self._enqueue(adopted, take_over=True)
+                adopted_runs.append(adopted)
+        return adopted_runs
 
     async def close(self) -> None:
         """Stop every run here: those running are cancelled at once and, like those still
@@ -131,7 +158,7 @@ class InProcessExecutor(RunExecutor):
                 await self._give_back(queued.run)
         tasks = [*self._running.values()]
         tasks += [q.worker for q in self._queues.values() if q.worker is not None]
-        tasks += [self._watcher] if self._watcher is not None else []
+        tasks += [t for t in (self._watcher, self._recovery) if t is not None]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -214,6 +241,16 @@ class InProcessExecutor(RunExecutor):
         channel = self.live_runs.find(_run_key(run))
         return None if channel is None else channel.subscribe()
 
+    def running_here(self, app_name: str, user_id: str, session_id: str) -> list[str]:
+        found = []
+        for key, task in self._running.items():
+            channel = self.live_runs.find(key)
+            if key[:3] != (app_name, user_id, session_id) or task.done() or channel is None:
+                continue
+            if channel.published or self._started.get(key, False):
+                found.append(key[3])
+        return found
+
     # -- queues --------------------------------------------------------------------------------
     def _enqueue(self, run: StoredRun, *, first: bool = False, take_over: bool = False) -> None:
         """Queue the run (synchronously: a listener subscribing right after sees it all)."""
@@ -255,6 +292,7 @@ class InProcessExecutor(RunExecutor):
             ):
                 await self._wait_for_earlier(run)
             runner = await self.runner_for(run.app_name)
+            self._started[key] = RunRequest.from_json(run.request).continuing
             await execute_run(
                 runner,
                 self.store,
@@ -282,6 +320,7 @@ class InProcessExecutor(RunExecutor):
                     )
                 )
         finally:
+            self._started.pop(key, None)
             self.live_runs.end(key, failure[0] if failure else None)
 
     async def _wait_for_earlier(self, run: StoredRun) -> None:

@@ -61,6 +61,8 @@ class LiveChannel:
     def __init__(self) -> None:
         self._listeners: list[Subscription] = []
         self._end: _End | None = None
+        self.published = 0
+        """How many events the run has produced so far."""
 
     @property
     def ended(self) -> bool:
@@ -81,6 +83,7 @@ class LiveChannel:
 
     def publish(self, event: Event) -> None:
         """Hand ``event`` to every listener."""
+        self.published += 1
         for listener in self._listeners:
             listener._put(event)
 

@@ -247,6 +247,7 @@ class Runs:
                 owner=self._owner(),
                 cancel=None,
                 error=None,
+                started_at=None,
                 ended_at=None,
                 webhook_done=False,
             )

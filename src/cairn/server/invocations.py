@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator
+from typing import Protocol
 
 from cairn.events.event import Event
 from cairn.server.errors import is_client_error, report
@@ -26,6 +27,14 @@ class Failed:
     """The invocation raised ``error``; nothing after it comes."""
 
     error: Exception
+
+
+class Listened(Protocol):
+    """What a response reads events from: an ``Invocation``, or a run's ``ForegroundRun``."""
+
+    async def next(self) -> Event | Failed | None: ...
+
+    def detach(self) -> None: ...
 
 
 class _End:

@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from starlette.responses import Response
 
+from cairn.agents.run_config import MultitaskStrategy
 from cairn.events.event import Event
 from cairn.sessions.scopes import stored_form
 from cairn.sessions.session import Session
@@ -93,6 +94,24 @@ class RunAgentRequest(Body):
     state_delta: dict[str, Any] | None = None
     invocation_id: str | None = None
     custom_metadata: dict[str, Any] | None = None
+    multitask_strategy: MultitaskStrategy | None = None
+    """cairn's: what to do when the session is busy (None: ``enqueue``)."""
+
+
+class CreateRunRequest(Body):
+    """A run to start in the background (``POST .../runs``): ``newMessage`` starts an
+    invocation (or answers pending interrupts, continuing theirs), ``invocationId``
+    continues one. ``webhook`` is called when it ends or pauses; ``metadata`` is kept as
+    given."""
+
+    new_message: NewMessageJSON | None = None
+    state_delta: dict[str, Any] | None = None
+    invocation_id: str | None = None
+    streaming: bool = False
+    custom_metadata: dict[str, Any] | None = None
+    multitask_strategy: MultitaskStrategy | None = None
+    webhook: Annotated[str, Field(max_length=2048, pattern=r"^https?://")] | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class AnswerInterruptRequest(Body):
@@ -318,6 +337,36 @@ class RunningInvocationsJSON(Reply):
 class StoppedInvocation(Reply):
     invocation_id: str
     stopped: bool
+
+
+class RunJSON(Reply):
+    """A run: its id (its invocation's), where it is in its lifecycle, how it was asked for
+    and how it ended. Times are seconds since the epoch."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+    run_id: str
+    status: Literal["pending", "running", "paused", "done", "failed", "cancelled"]
+    strategy: str
+    executor: str
+    """Where it executes: ``in-process`` or ``temporal``."""
+    request: dict[str, Any]
+    created_at: float
+    started_at: float | None = None
+    ended_at: float | None = None
+    cancel: Literal["cancel", "interrupt", "rollback"] | None = None
+    error: dict[str, Any] | None = None
+    attempts: int
+    webhook: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunsPageJSON(Reply):
+    """Runs, newest first; ``nextCursor`` reads the next (older) page."""
+
+    runs: list[RunJSON]
+    next_cursor: str | None = None
 
 
 class ArtifactVersionJSON(Reply):
