@@ -105,7 +105,9 @@ class InProcessExecutor(RunExecutor):
     async def start(self) -> None:
         """Take over the unfinished runs whose executor is gone (its process exited, or it
         was closed), oldest first, and execute them (resumed, never re-sent). Done in the
-        background: a store that cannot be reached yet is tried again, with a growing pause."""
+        background: a store that cannot be reached yet is tried again, with a growing pause.
+        An executor that was closed executes again once started."""
+        self._closing = False
         self._recovery = asyncio.create_task(self._take_over_abandoned())
 
     async def _take_over_abandoned(self) -> None:
@@ -210,7 +212,7 @@ class InProcessExecutor(RunExecutor):
 
     async def cancel(self, run: StoredRun, how: CancelRequest) -> None:
         key = _run_key(run)
-        queue = self._queues.get(run.key)
+        queue = self._queue_of(run.key)
         if queue is not None:
             for queued in list(queue.waiting):
                 if queued.run.run_id == run.run_id:
@@ -223,7 +225,7 @@ class InProcessExecutor(RunExecutor):
             ended_at=time.time(),
         )
         if ended is not None:
-            task = self._running.get(key)
+            task = self._task_here(key)
             if task is not None:
                 task.cancel()  # it waited for its turn: it never starts
             self.live_runs.end(key)
@@ -231,21 +233,37 @@ class InProcessExecutor(RunExecutor):
         running = await self.store.update_run(*key, expect_status={RunStatus.RUNNING}, cancel=how)
         if running is None:
             return  # it has ended
-        task = self._running.get(key)
+        task = self._task_here(key)
         if task is not None:
             task.cancel()
         else:
             await self._take_lease_from(running)
 
     def live(self, run: StoredRun) -> AsyncIterator[Event] | None:
-        channel = self.live_runs.find(_run_key(run))
-        return None if channel is None else channel.subscribe()
+        key = _run_key(run)
+        channel = self.live_runs.find(key)
+        if channel is None:
+            return None
+        queue = self._queue_of(run.key)
+        queued = queue is not None and any(q.run.run_id == run.run_id for q in queue.waiting)
+        if not queued and self._task_here(key) is None:
+            return None  # its channel was left behind by an event loop that has ended
+        return channel.subscribe()
+
+    def _task_here(self, key: RunKey) -> asyncio.Task[None] | None:
+        """The run's task, if it executes in this event loop now."""
+        task = self._running.get(key)
+        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+            return None
+        return task
 
     def running_here(self, app_name: str, user_id: str, session_id: str) -> list[str]:
         found = []
-        for key, task in self._running.items():
+        for key in list(self._running):
             channel = self.live_runs.find(key)
-            if key[:3] != (app_name, user_id, session_id) or task.done() or channel is None:
+            if key[:3] != (app_name, user_id, session_id) or channel is None:
+                continue
+            if self._task_here(key) is None:
                 continue
             if channel.published or self._started.get(key, False):
                 found.append(key[3])
@@ -255,7 +273,9 @@ class InProcessExecutor(RunExecutor):
     def _enqueue(self, run: StoredRun, *, first: bool = False, take_over: bool = False) -> None:
         """Queue the run (synchronously: a listener subscribing right after sees it all)."""
         self.live_runs.open(_run_key(run))
-        queue = self._queues.setdefault(run.key, _SessionQueue())
+        queue = self._queue_of(run.key)
+        if queue is None:
+            queue = self._queues[run.key] = _SessionQueue()
         queued = _Queued(run, take_over)
         if first:
             queue.waiting.appendleft(queued)
@@ -263,6 +283,17 @@ class InProcessExecutor(RunExecutor):
             queue.waiting.append(queued)
         if queue.worker is None:
             queue.worker = asyncio.create_task(self._work(run.key, queue))
+
+    def _queue_of(self, session: SessionKey) -> _SessionQueue | None:
+        """The session's queue here, if it has one whose worker runs in this event loop (a
+        worker left behind in a loop that has ended, as a test client's, is dropped)."""
+        queue = self._queues.get(session)
+        if queue is None or queue.worker is None:
+            return queue
+        if queue.worker.done() or queue.worker.get_loop() is not asyncio.get_running_loop():
+            del self._queues[session]
+            return None
+        return queue
 
     async def _work(self, session: SessionKey, queue: _SessionQueue) -> None:
         try:
@@ -368,7 +399,7 @@ class InProcessExecutor(RunExecutor):
     async def _busy_with(self, run: StoredRun) -> str | None:
         """What keeps the session busy: another run pending or running, or an invocation
         holding its lease; None when it is free."""
-        queue = self._queues.get(run.key)
+        queue = self._queue_of(run.key)
         if queue is not None and (queue.waiting or queue.worker is not None):
             return next(iter(queue.waiting)).run.run_id if queue.waiting else "a run here"
         active = await self.store.list_runs(
@@ -432,7 +463,11 @@ class InProcessExecutor(RunExecutor):
 
     # -- cancels asked from another process -------------------------------------------------------
     def _watch(self) -> None:
-        if self._watcher is None or self._watcher.done():
+        if (
+            self._watcher is None
+            or self._watcher.done()
+            or self._watcher.get_loop() is not asyncio.get_running_loop()
+        ):
             self._watcher = asyncio.create_task(self._watch_cancels())
 
     async def _watch_cancels(self) -> None:
@@ -446,6 +481,6 @@ class InProcessExecutor(RunExecutor):
                 continue
             for run in unfinished:
                 if run.owner == self.owner and run.cancel is not None:
-                    task = self._running.get(_run_key(run))
+                    task = self._task_here(_run_key(run))
                     if task is not None and run.status is RunStatus.RUNNING:
                         task.cancel()
