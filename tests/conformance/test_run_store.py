@@ -330,6 +330,10 @@ async def test_undelivered_webhooks_are_of_runs_that_ended_or_paused_oldest_firs
     assert "r3" in ids(await runs.undelivered_webhooks())
     no_hook = await runs.get_run(APP, USER, "s1", "r1")
     assert no_hook is not None and (no_hook.webhook, no_hook.webhook_done) == (None, False)
+    marked = await runs.update_run(APP, USER, "s1", "r1", webhook_done=True)
+    assert marked is not None and (marked.webhook, marked.webhook_done) == (None, True)
+    assert await runs.get_run(APP, USER, "s1", "r1") == marked
+    assert "r1" not in ids(await runs.undelivered_webhooks())
 
 
 async def test_deleting_a_session_deletes_its_runs(store: BaseSessionService) -> None:
