@@ -135,15 +135,8 @@ class InProcessExecutor(RunExecutor):
                 await self.runner_for(run.app_name)
             except Exception:
                 continue  # an app this process does not serve: another one takes it over
-            adopted = await self.store.update_run(
-                *run.key,
-                run.run_id,
-                expect_status={run.status},
-                expect_owner=run.owner,
-                owner=self.owner,
-            )
+            adopted = await self._adopt(run)
             if adopted is not None:
-                logger.info("run %s: its executor %s is gone; resuming it", run.run_id, run.owner)
                 self._enqueue(adopted, take_over=True)
                 adopted_runs.append(adopted)
         return adopted_runs
@@ -374,17 +367,24 @@ class InProcessExecutor(RunExecutor):
                 return
             for other in earlier:
                 if _abandoned(other):
-                    adopted = await self.store.update_run(
-                        *other.key,
-                        other.run_id,
-                        expect_status={other.status},
-                        expect_owner=other.owner,
-                        owner=self.owner,
-                    )
+                    adopted = await self._adopt(other)
                     if adopted is not None:
                         await self._execute(_Queued(adopted, take_over=True))
             await asyncio.sleep(pause)
             pause = min(pause * 2, _MAX_WAIT)
+
+    async def _adopt(self, run: StoredRun) -> StoredRun | None:
+        """Become the owner of an abandoned run (of two executors trying, one gets it)."""
+        adopted = await self.store.update_run(
+            *run.key,
+            run.run_id,
+            expect_status={run.status},
+            expect_owner=run.owner,
+            owner=self.owner,
+        )
+        if adopted is not None:
+            logger.info("run %s: its executor %s is gone; resuming it", run.run_id, run.owner)
+        return adopted
 
     async def _give_back(self, run: StoredRun) -> None:
         await self.store.update_run(

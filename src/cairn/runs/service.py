@@ -165,21 +165,9 @@ class Runs:
             custom_metadata=custom_metadata,
         )
         if continued is None:
+            row = self._new_row(app_name, user_id, session_id, new_invocation_id(), chosen, request)
             run = await self.store.create_run(
-                StoredRun(
-                    app_name=app_name,
-                    user_id=user_id,
-                    session_id=session_id,
-                    run_id=new_invocation_id(),
-                    seq=0,
-                    status=RunStatus.PENDING,
-                    strategy=chosen.value,
-                    request=request.to_json(),
-                    created_at=time.time(),
-                    owner=self._owner(),
-                    webhook=webhook,
-                    metadata=metadata or {},
-                )
+                dataclasses.replace(row, webhook=webhook, metadata=metadata or {})
             )
         else:
             run = await self._continue(app_name, user_id, session_id, continued, chosen, request)
@@ -224,18 +212,7 @@ class Runs:
         existing = await self.store.get_run(*key)
         if existing is None:
             return await self.store.create_run(
-                StoredRun(
-                    app_name=app_name,
-                    user_id=user_id,
-                    session_id=session_id,
-                    run_id=invocation_id,
-                    seq=0,
-                    status=RunStatus.PENDING,
-                    strategy=strategy.value,
-                    request=request.to_json(),
-                    created_at=time.time(),
-                    owner=self._owner(),
-                )
+                self._new_row(app_name, user_id, session_id, invocation_id, strategy, request)
             )
         again = None
         if not existing.status.active:
@@ -260,6 +237,28 @@ class Runs:
                 holder=invocation_id,
             )
         return again
+
+    def _new_row(
+        self,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        run_id: str,
+        strategy: MultitaskStrategy,
+        request: RunRequest,
+    ) -> StoredRun:
+        return StoredRun(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            run_id=run_id,
+            seq=0,  # given by the store
+            status=RunStatus.PENDING,
+            strategy=strategy.value,
+            request=request.to_json(),
+            created_at=time.time(),
+            owner=self._owner(),
+        )
 
     def _owner(self) -> str | None:
         """Who will execute a new run: an in-process executor's name (so that a run whose

@@ -18,7 +18,7 @@ from cairn.errors import AlreadyExistsError, SessionNotFoundError
 from cairn.events.event import Event
 from cairn.runs.service import StartedRun
 from cairn.server.context import MISSING_SESSION_FOR_RUN, ServerContext
-from cairn.server.invocations import Failed
+from cairn.server.invocations import Failed, collect
 
 
 class ForegroundRun:
@@ -51,15 +51,7 @@ class ForegroundRun:
 
     async def collect(self) -> list[Event]:
         """Every event until the end; a failure is raised (the events before it are stored)."""
-        events: list[Event] = []
-        try:
-            while (item := await self.next()) is not None:
-                if isinstance(item, Failed):
-                    raise item.error
-                events.append(item)
-        finally:
-            self.detach()
-        return events
+        return await collect(self)
 
     def detach(self) -> None:
         """Stop listening (the client left, or has all it wants); the run goes on."""

@@ -37,6 +37,20 @@ class Listened(Protocol):
     def detach(self) -> None: ...
 
 
+async def collect(listened: Listened) -> list[Event]:
+    """Every event of ``listened`` until its end; a failure is raised (the events before it
+    are stored)."""
+    events: list[Event] = []
+    try:
+        while (item := await listened.next()) is not None:
+            if isinstance(item, Failed):
+                raise item.error
+            events.append(item)
+    finally:
+        listened.detach()
+    return events
+
+
 class _End:
     pass
 
@@ -112,15 +126,7 @@ class Invocation:
 
     async def collect(self) -> list[Event]:
         """Every event until the end; a failure is raised (the events before it are stored)."""
-        events: list[Event] = []
-        try:
-            while (item := await self.next()) is not None:
-                if isinstance(item, Failed):
-                    raise item.error
-                events.append(item)
-        finally:
-            self.detach()
-        return events
+        return await collect(self)
 
     def detach(self) -> None:
         """Stop listening (the client left, or has all it wants); the invocation goes on."""
