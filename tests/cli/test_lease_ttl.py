@@ -27,6 +27,7 @@ from tests.support.waiting import BOUND_SECONDS, wait_until
 
 WAIT_LIMIT = 60.0
 HOUR = 3600.0
+INTERRUPT = {"multitaskStrategy": "interrupt"}
 
 
 def cairn(*args: str, env: dict[str, str] | None = None, **popen: Any) -> subprocess.Popen[str]:
@@ -180,9 +181,13 @@ def test_api_server_takes_over_a_session_whose_server_was_killed(tmp_path: Path)
     inside.unlink()
     env = {**env, "CAIRN_LEASE_TTL": str(HOUR)}  # the setting, from the environment this time
     with api_server(agents, store, free_port(), env=env) as (base, srv):
-        status, events = post(base + "/run", run_body("s", "hello"))
+        # The new server resumes the killed server's run (it stalls again): interrupting
+        # it, the next run gets the session at once, not after the killed holder's TTL.
+        wait_for_file(inside, srv)
+        status, events = post(base + "/run", {**run_body("s", "hello"), **INTERRUPT})
         assert status == 200, events  # not 409: the killed server's lease is freed at once
         assert events[-1]["content"]["parts"][0]["text"] == "ok"
+        inside.unlink()
         assert post(base + "/apps/stall/users/u/sessions/t", {})[0] == 200
         stall_in_background(base, "t")
         wait_for_file(inside, srv)

@@ -111,6 +111,16 @@ def test_real_answers_of_every_route_match_the_schema() -> None:
     timeline = call("GET", CAIRN_SESSION + "/timeline", limit=2, **s).json()
     call("GET", CAIRN_SESSION + "/timeline", cursor=timeline["olderCursor"], text="hi", **s)
     call("DELETE", SESSION, 200, **{**echo, "session_id": "other"})
+    runs = CAIRN_SESSION + "/runs"
+    one_run = runs + "/{run_id}"
+    ran = {"run_id": first["invocationId"], **s}  # /run made a run: its id is the invocation's
+    call("GET", one_run, **ran)
+    call("GET", one_run + "/stream", **ran)
+    call("GET", one_run, 404, **{**ran, "run_id": "nope"})
+    call("GET", runs, limit=5, **s)
+    call("GET", "/cairn/apps/{app_name}/users/{user_id}/runs", **echo)
+    started = call("POST", runs, 202, body={"newMessage": {"parts": [{"text": "bg"}]}}, **s)
+    call("POST", one_run + "/cancel", **{**s, "run_id": started.json()["runId"]})
 
     r = {"app_name": "review", **ada, "session_id": "tour"}
     call("POST", sessions, body={"sessionId": "tour"}, app_name="review", **ada)

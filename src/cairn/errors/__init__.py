@@ -425,3 +425,21 @@ class LiveStreamingNotSupportedError(CairnError, NotImplementedError):
             "RunConfig(streaming_mode=StreamingMode.SSE) to get partial events as the model "
             "writes (docs/porting-from-adk.md)."
         )
+
+
+class RunNotFoundError(_AboutSession, NotFoundError, ValueError):
+    """A run id the named session does not have (``cairn.runs``)."""
+
+    def __init__(self, *, app_name: str, user_id: str, session_id: str, run_id: str) -> None:
+        session = self._name_session(app_name, user_id, session_id)
+        self.run_id = run_id
+        super().__init__(
+            f"{session} has no run {run_id!r}. List the session's runs (GET /cairn/apps/"
+            f"{app_name}/users/{user_id}/sessions/{session_id}/runs, or Runs.list) and use "
+            "one of their ids; a run's id is its invocation's id."
+        )
+
+
+class InvalidRunRequestError(CairnError, ValueError):
+    """A run asked for something it cannot do (no message and nothing to continue, a
+    strategy that does not exist)."""

@@ -48,3 +48,8 @@ class RunExecutor(abc.ABC):
         until the run ends; None when it does not execute here (a reader then tails the
         log, which has every committed event)."""
         return None
+
+    def running_here(self, app_name: str, user_id: str, session_id: str) -> list[str]:
+        """The ids of the session's runs this process executes now (a new run once its
+        message is committed): what ``.../invocations/running`` lists."""
+        return []

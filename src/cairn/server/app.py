@@ -24,6 +24,7 @@ from cairn.server.auth import (
 from cairn.server.body_limit import BodyLimitMiddleware
 from cairn.server.context import ServerContext
 from cairn.server.errors import install_error_handlers
+from cairn.server.executors import open_runs
 from cairn.server.registry import AppRegistry
 from cairn.server.request_log import WORKER_HEADER, RequestLogMiddleware
 from cairn.server.routes import (
@@ -35,6 +36,7 @@ from cairn.server.routes import (
     probes,
     run,
     running,
+    runs,
     sessions,
     traces,
 )
@@ -62,15 +64,17 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     authenticator = configured_authenticator(settings, authenticate)
     docs_assets = assets_directory()  # before any store is opened: fails on a bad install
     services = Services.open(settings.store, settings.artifact_store, settings.memory_store)
+    registry = AppRegistry(
+        settings.agents_dir,
+        services,
+        auto_create_session=settings.auto_create_session,
+        lease_ttl=settings.lease_ttl,
+    )
     context = ServerContext(
         settings=settings,
         services=services,
-        apps=AppRegistry(
-            settings.agents_dir,
-            services,
-            auto_create_session=settings.auto_create_session,
-            lease_ttl=settings.lease_ttl,
-        ),
+        apps=registry,
+        runs=open_runs(settings, services, registry),
     )
 
     install_tracing(context)
@@ -78,6 +82,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
+            await context.runs.executor.start()  # takes over runs whose process died
             yield
         finally:
             await context.close()
@@ -107,6 +112,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
         history,
         interrupts,
         running,
+        runs,
         traces,
     ):
         app.include_router(module.router)

@@ -12,6 +12,7 @@ from fastapi import Depends, Request
 from cairn.errors import SessionNotFoundError
 from cairn.events.event import Event
 from cairn.runners.runner import Runner
+from cairn.runs.service import Runs
 from cairn.server.invocations import Invocation, RunningInvocations, SessionKey
 from cairn.server.registry import AppRegistry
 from cairn.server.services import Services
@@ -32,6 +33,8 @@ class ServerContext:
     settings: ServerSettings
     services: Services
     apps: AppRegistry
+    runs: Runs
+    """The runs of the store, executed as ``settings.executor`` says (``cairn.runs``)."""
     invocations: set[asyncio.Task[None]] = dataclasses.field(default_factory=set)
     """The invocations running now, listened to or not (their client may have left)."""
     running: RunningInvocations = dataclasses.field(default_factory=RunningInvocations)
@@ -93,6 +96,7 @@ class ServerContext:
         await asyncio.gather(*running, return_exceptions=True)
 
     async def close(self) -> None:
+        await self.runs.executor.close()
         await self.end_invocations()
         if self.recorder is not None:
             from cairn.telemetry.setup import remove_span_processor

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator
+from typing import Protocol
 
 from cairn.events.event import Event
 from cairn.server.errors import is_client_error, report
@@ -26,6 +27,28 @@ class Failed:
     """The invocation raised ``error``; nothing after it comes."""
 
     error: Exception
+
+
+class Listened(Protocol):
+    """What a response reads events from: an ``Invocation``, or a run's ``ForegroundRun``."""
+
+    async def next(self) -> Event | Failed | None: ...
+
+    def detach(self) -> None: ...
+
+
+async def collect(listened: Listened) -> list[Event]:
+    """Every event of ``listened`` until its end; a failure is raised (the events before it
+    are stored)."""
+    events: list[Event] = []
+    try:
+        while (item := await listened.next()) is not None:
+            if isinstance(item, Failed):
+                raise item.error
+            events.append(item)
+    finally:
+        listened.detach()
+    return events
 
 
 class _End:
@@ -103,15 +126,7 @@ class Invocation:
 
     async def collect(self) -> list[Event]:
         """Every event until the end; a failure is raised (the events before it are stored)."""
-        events: list[Event] = []
-        try:
-            while (item := await self.next()) is not None:
-                if isinstance(item, Failed):
-                    raise item.error
-                events.append(item)
-        finally:
-            self.detach()
-        return events
+        return await collect(self)
 
     def detach(self) -> None:
         """Stop listening (the client left, or has all it wants); the invocation goes on."""

@@ -100,6 +100,22 @@ class RunAgentRequest(Body):
     ``rollback``: stop it, rewind it away and run)."""
 
 
+class CreateRunRequest(Body):
+    """A run to start in the background (``POST .../runs``): ``newMessage`` starts an
+    invocation (or answers pending interrupts, continuing theirs), ``invocationId``
+    continues one. ``webhook`` is called when it ends or pauses; ``metadata`` is kept as
+    given."""
+
+    new_message: NewMessageJSON | None = None
+    state_delta: dict[str, Any] | None = None
+    invocation_id: str | None = None
+    streaming: bool = False
+    custom_metadata: dict[str, Any] | None = None
+    multitask_strategy: MultitaskStrategy | None = None
+    webhook: Annotated[str, Field(max_length=2048, pattern=r"^https?://")] | None = None
+    metadata: dict[str, Any] | None = None
+
+
 class AnswerInterruptRequest(Body):
     """The answer to one interrupt: an object is sent as the ``FunctionResponse.response``;
     any other JSON value as ``{"result": value}`` (ADK's convention)."""
@@ -323,6 +339,36 @@ class RunningInvocationsJSON(Reply):
 class StoppedInvocation(Reply):
     invocation_id: str
     stopped: bool
+
+
+class RunJSON(Reply):
+    """A run: its id (its invocation's), where it is in its lifecycle, how it was asked for
+    and how it ended. Times are seconds since the epoch."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+    run_id: str
+    status: Literal["pending", "running", "paused", "done", "failed", "cancelled"]
+    strategy: str
+    executor: str
+    """Where it executes: ``in-process`` or ``temporal``."""
+    request: dict[str, Any]
+    created_at: float
+    started_at: float | None = None
+    ended_at: float | None = None
+    cancel: Literal["cancel", "interrupt", "rollback"] | None = None
+    error: dict[str, Any] | None = None
+    attempts: int
+    webhook: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunsPageJSON(Reply):
+    """Runs, newest first; ``nextCursor`` reads the next (older) page."""
+
+    runs: list[RunJSON]
+    next_cursor: str | None = None
 
 
 class ArtifactVersionJSON(Reply):

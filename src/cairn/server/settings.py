@@ -10,6 +10,8 @@ from pathlib import Path
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_LEASE_TTL = 30.0
+EXECUTORS = ("in-process", "temporal")
+"""Where runs execute (``cairn.runs.executor``): in the server's process, or on Temporal."""
 _HMAC = ("HS256", "HS384", "HS512")
 
 
@@ -136,6 +138,9 @@ class ServerSettings:
     record_spans: bool | None = None
     """Write finished spans into the session store (``cairn.sessions.span_recorder``), for
     the Trace tab and the trace routes. None: when the dev UI is served (``web``)."""
+    executor: str = "in-process"
+    """Where runs execute: ``in-process`` (this server's process, one session's runs one
+    after another) or ``temporal`` (Temporal's workers, ``cairn worker``)."""
 
     @property
     def records_spans(self) -> bool:
@@ -149,6 +154,11 @@ class ServerSettings:
             raise ValueError(
                 f"lease_ttl must be a positive number of seconds; got {self.lease_ttl}"
             )
+        if self.executor not in EXECUTORS:
+            raise ValueError(
+                f"there is no run executor {self.executor!r}; use one of "
+                f"{', '.join(EXECUTORS)} (CAIRN_EXECUTOR)"
+            )
         if self.api_key == "":
             raise ValueError("api_key must not be empty; pass None to serve without a key")
 
@@ -158,8 +168,8 @@ class ServerSettings:
         ``CAIRN_MEMORY_STORE``, ``CAIRN_API_KEY``, ``CAIRN_AUTHENTICATE``, ``CAIRN_JWT_*``
         (``JWTSettings.from_env``), ``CAIRN_CORS_ORIGINS`` (comma-separated),
         ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1``, ``CAIRN_AUTO_CREATE_SESSION=1``,
-        ``CAIRN_LEASE_TTL`` (seconds) and ``CAIRN_RECORD_SPANS`` (1 or 0; unset: with the
-        web UI)."""
+        ``CAIRN_LEASE_TTL`` (seconds), ``CAIRN_RECORD_SPANS`` (1 or 0; unset: with the
+        web UI) and ``CAIRN_EXECUTOR`` (``in-process`` or ``temporal``)."""
         env = os.environ if environ is None else environ
         size = env.get("CAIRN_MAX_BODY_BYTES", "").strip()
         try:
@@ -194,6 +204,7 @@ class ServerSettings:
             record_spans=_flag(env["CAIRN_RECORD_SPANS"])
             if env.get("CAIRN_RECORD_SPANS")
             else None,
+            executor=env.get("CAIRN_EXECUTOR") or "in-process",
         )
 
 

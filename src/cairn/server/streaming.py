@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from starlette.responses import StreamingResponse
 
 from cairn.server.errors import failure_of, is_client_error
-from cairn.server.invocations import Failed, Invocation
+from cairn.server.invocations import Failed, Listened
 from cairn.server.models import wire_json
 
 
@@ -33,7 +33,7 @@ def sse_error(error: Exception) -> str:
     return sse_data(json.dumps({"error": failure.detail, "errorId": failure.error_id}))
 
 
-async def event_stream(invocation: Invocation) -> StreamingResponse:
+async def event_stream(invocation: Listened) -> StreamingResponse:
     """A ``text/event-stream`` response of ``invocation``; raises a client error that came
     first. The response stops listening when the client leaves; the invocation goes on."""
     try:

@@ -8,10 +8,10 @@ from fastapi import APIRouter
 from google.genai import types
 from starlette.responses import Response, StreamingResponse
 
-from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.errors import InterruptNotPendingError
 from cairn.events.interrupts import Interrupt
 from cairn.server.context import Server
+from cairn.server.foreground import start_foreground
 from cairn.server.models import SERVER_ERRORS, AnswerInterruptRequest, camel, ok, streams
 from cairn.server.streaming import event_stream
 
@@ -59,27 +59,19 @@ async def answer_interrupt(
             reason="no pending interrupt of the session has this id",
             pending=[i.id for i in pending],
         )
-    config = RunConfig(streaming_mode=StreamingMode.SSE if body.streaming else StreamingMode.NONE)
     if interrupt.kind == "interrupted":
-        events = runner.run_async(
-            user_id=user_id,
-            session_id=session_id,
-            invocation_id=interrupt.invocation_id,
-            run_config=config,
-        )
-        key = (app_name, user_id, session_id)
-        return await event_stream(ctx.invoke(events, key, invocation_id=interrupt.invocation_id))
-    response = body.response if isinstance(body.response, dict) else {"result": body.response}
-    answer = types.FunctionResponse(id=interrupt.id, name=interrupt.name, response=response)
-    message = types.Content(role="user", parts=[types.Part(function_response=answer)])
-    events = runner.run_async(
+        message = None
+    else:
+        response = body.response if isinstance(body.response, dict) else {"result": body.response}
+        answer = types.FunctionResponse(id=interrupt.id, name=interrupt.name, response=response)
+        message = types.Content(role="user", parts=[types.Part(function_response=answer)])
+    started = await start_foreground(
+        ctx,
+        app_name=app_name,
         user_id=user_id,
         session_id=session_id,
         new_message=message,
-        run_config=config,
-        yield_user_message=True,
+        invocation_id=interrupt.invocation_id,
+        streaming=body.streaming,
     )
-    key = (app_name, user_id, session_id)
-    return await event_stream(
-        ctx.invoke(events, key, invocation_id=interrupt.invocation_id, user_message_first=True)
-    )
+    return await event_stream(started)

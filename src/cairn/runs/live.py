@@ -1,0 +1,122 @@
+"""A running run's events, broadcast to any number of listeners in this process.
+
+Each listener gets every event (partial chunks too) from the moment it subscribed, in
+order, until the run ends; a listener that falls behind keeps its own backlog and slows
+nobody. What happened before a listener subscribed is in the session's log
+(``cairn.runs.stream`` reads it from there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+
+from cairn.events.event import Event
+
+RunKey = tuple[str, str, str, str]
+"""``(app_name, user_id, session_id, run_id)``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _End:
+    error: BaseException | None
+
+
+class Subscription(AsyncIterator[Event]):
+    """One listener's events: iterate until the run ends. The run's failure (an exception
+    in this process) is raised after its last event; a cancelled run just ends."""
+
+    def __init__(self, channel: LiveChannel) -> None:
+        self._channel = channel
+        self._queue: asyncio.Queue[Event | _End] = asyncio.Queue()
+        self._done = False
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Event:
+        if self._done:
+            raise StopAsyncIteration
+        item = await self._queue.get()
+        if isinstance(item, _End):
+            self.close()
+            if item.error is not None:
+                raise item.error
+            raise StopAsyncIteration
+        return item
+
+    def close(self) -> None:
+        """Stop listening (the run goes on)."""
+        self._done = True
+        self._channel.unsubscribe(self)
+
+    def _put(self, item: Event | _End) -> None:
+        self._queue.put_nowait(item)
+
+
+class LiveChannel:
+    """The broadcast of one run."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Subscription] = []
+        self._end: _End | None = None
+        self.published = 0
+        """How many events the run has produced so far."""
+
+    @property
+    def ended(self) -> bool:
+        return self._end is not None
+
+    def subscribe(self) -> Subscription:
+        """A listener from now on (registered at once, before this returns)."""
+        subscription = Subscription(self)
+        if self._end is not None:
+            subscription._put(self._end)
+        else:
+            self._listeners.append(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        if subscription in self._listeners:
+            self._listeners.remove(subscription)
+
+    def publish(self, event: Event) -> None:
+        """Hand ``event`` to every listener."""
+        self.published += 1
+        for listener in self._listeners:
+            listener._put(event)
+
+    def end(self, error: BaseException | None = None) -> None:
+        """The run ended (with ``error``, if it failed here): every listener's iteration stops."""
+        if self._end is not None:
+            return
+        self._end = _End(error)
+        for listener in self._listeners:
+            listener._put(self._end)
+        self._listeners.clear()
+
+
+class LiveRuns:
+    """The channels of the runs this process has queued or runs, by run."""
+
+    def __init__(self) -> None:
+        self._channels: dict[RunKey, LiveChannel] = {}
+
+    def open(self, key: RunKey) -> LiveChannel:
+        """The run's channel, made if it has none (a run queued here)."""
+        channel = self._channels.get(key)
+        if channel is None or channel.ended:
+            channel = self._channels[key] = LiveChannel()
+        return channel
+
+    def find(self, key: RunKey) -> LiveChannel | None:
+        """The run's channel while it is queued or runs here, else None."""
+        channel = self._channels.get(key)
+        return None if channel is None or channel.ended else channel
+
+    def end(self, key: RunKey, error: BaseException | None = None) -> None:
+        """End the run's channel and forget it."""
+        channel = self._channels.pop(key, None)
+        if channel is not None:
+            channel.end(error)
