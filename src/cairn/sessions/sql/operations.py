@@ -37,6 +37,7 @@ from cairn.sessions.sql.schema import (
     USER_SCOPE,
     events,
     leases,
+    runs,
     session_info,
     sessions,
     spans,
@@ -286,6 +287,7 @@ def delete_session(connection: Connection, key: SessionKey) -> None:
     connection.execute(delete(leases).where(_is(leases, key)))
     connection.execute(delete(session_info).where(_is(session_info, key)))
     connection.execute(delete(spans).where(_is(spans, key)))
+    connection.execute(delete(runs).where(_is(runs, key)))
     connection.execute(delete(sessions).where(_is(sessions, key)))
 
 

@@ -21,6 +21,11 @@
 - ``cairn_spans``: one row per finished OpenTelemetry span of an invocation
   (``cairn.sessions.span_store``): its ids, name, times in nanoseconds, status, the
   token counts of a model call, and its attributes and events as JSON text.
+- ``cairn_runs``: one row per run (``cairn.sessions.run_store``): its key, its arrival
+  order ``seq`` across the store, status, who runs it, its request, error and metadata as
+  JSON text, and its webhook (``webhook_done`` is NULL for a run without one, so the index of
+  undelivered webhooks holds only runs that have one).
+- ``cairn_schedules``: one row per cron schedule: what to run, where, and when it is next due.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
 """
@@ -32,6 +37,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Double,
     Index,
@@ -258,9 +264,74 @@ spans = Table(
     Index("cairn_spans_by_event", "event_id"),
 )
 
+STATUS_LENGTH = 16
+"""Longest run status, multitask strategy or cancel request name."""
+
+runs = Table(
+    "cairn_runs",
+    metadata,
+    Column("seq", AutoPk, primary_key=True, autoincrement=True),
+    Column("app_name", String(KEY_LENGTH), nullable=False),
+    Column("user_id", String(KEY_LENGTH), nullable=False),
+    Column("session_id", String(KEY_LENGTH), nullable=False),
+    Column("run_id", String(KEY_LENGTH), nullable=False),
+    Column("status", String(STATUS_LENGTH), nullable=False),
+    Column("strategy", String(STATUS_LENGTH), nullable=False),
+    Column("request", LongText, nullable=False),
+    Column("created_at", Double, nullable=False),
+    Column("started_at", Double, nullable=True),
+    Column("ended_at", Double, nullable=True),
+    Column("owner", String(255), nullable=True),
+    Column("cancel", String(STATUS_LENGTH), nullable=True),
+    Column("error", LongText, nullable=True),
+    Column("webhook", Text, nullable=True),
+    Column("webhook_done", Boolean, nullable=True),  # NULL: the run has no webhook
+    Column("attempts", Integer, nullable=False),
+    Column("metadata", LongText, nullable=False),
+    UniqueConstraint("app_name", "user_id", "session_id", "run_id", name="cairn_runs_id"),
+    # A session's runs and a user's runs, newest first (by seq, descending).
+    Index("cairn_runs_by_session", "app_name", "user_id", "session_id", "seq"),
+    Index("cairn_runs_by_user", "app_name", "user_id", "seq"),
+    # Unfinished runs, oldest first; runs whose webhook is not delivered yet, oldest first.
+    Index("cairn_runs_by_status", "status", "seq"),
+    Index("cairn_runs_by_webhook", "webhook_done", "seq"),
+)
+
+schedules = Table(
+    "cairn_schedules",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("user_id", String(KEY_LENGTH), primary_key=True),
+    Column("schedule_id", String(KEY_LENGTH), primary_key=True),
+    Column("cron", String(255), nullable=False),
+    Column("timezone", String(64), nullable=False),
+    Column("session_id", String(KEY_LENGTH), nullable=True),
+    Column("request", LongText, nullable=False),
+    Column("next_run_at", Double, nullable=False),
+    Column("created_at", Double, nullable=False),
+    Column("enabled", Boolean, nullable=False),
+    Column("strategy", String(STATUS_LENGTH), nullable=False),
+    Column("webhook", Text, nullable=True),
+    Column("last_run_id", String(KEY_LENGTH), nullable=True),
+    Column("metadata", LongText, nullable=False),
+    # The schedules due now, soonest first.
+    Index("cairn_schedules_due", "enabled", "next_run_at"),
+)
+
 VERSION_TABLE = "cairn_alembic_version"
 
 TABLES = {
     table.name: table
-    for table in (sessions, events, state, leases, credentials, artifacts, session_info, spans)
+    for table in (
+        sessions,
+        events,
+        state,
+        leases,
+        credentials,
+        artifacts,
+        session_info,
+        spans,
+        runs,
+        schedules,
+    )
 }

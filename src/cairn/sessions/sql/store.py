@@ -39,6 +39,7 @@ from cairn.sessions.sql import session_infos as infos
 from cairn.sessions.sql.backends import backend_for
 from cairn.sessions.sql.database import Database
 from cairn.sessions.sql.rows import removed_rows, state_rows
+from cairn.sessions.sql.run_table import SqlRunStore
 
 T = TypeVar("T")
 
@@ -55,6 +56,8 @@ class SqlSessionStore(BaseSessionService):
         self.backend = backend_for(database)
         """The operations' form for this kind of database (``backends``), chosen once."""
         self.max_event_bytes = max_event_bytes
+        self.runs = SqlRunStore(database)
+        """The runs and schedules of this store's sessions (``cairn.sessions.run_store``)."""
 
     async def _transaction(
         self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
