@@ -1,0 +1,80 @@
+"""What a run runs: the typed ``RunRequest`` and its JSON in ``StoredRun.request``.
+
+The JSON is camelCase, as an HTTP client sends it::
+
+    {"newMessage": <Content JSON> | null, "stateDelta": {...} | null,
+     "continuing": bool, "streaming": bool, "customMetadata": {...} | null,
+     "rewindBefore": <invocation id> | null}
+
+``continuing``: the run continues its own invocation (the answers to its pause, or a
+resume after its process died) instead of starting one. ``rewindBefore``: the run first
+rewinds that invocation away (the ``rollback`` strategy's stopped run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from google.genai import types
+
+from cairn.agents.run_config import RunConfig, StreamingMode
+
+
+@dataclasses.dataclass(frozen=True)
+class RunRequest:
+    """What to run, as ``execute_run`` reads it."""
+
+    new_message: types.Content | None = None
+    state_delta: dict[str, Any] | None = None
+    continuing: bool = False
+    streaming: bool = False
+    custom_metadata: dict[str, Any] | None = None
+    rewind_before: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON stored in ``StoredRun.request``."""
+        message = (
+            None
+            if self.new_message is None
+            else self.new_message.model_dump(mode="json", by_alias=True, exclude_none=True)
+        )
+        return {
+            "newMessage": message,
+            "stateDelta": self.state_delta,
+            "continuing": self.continuing,
+            "streaming": self.streaming,
+            "customMetadata": self.custom_metadata,
+            "rewindBefore": self.rewind_before,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRequest:
+        """Read ``StoredRun.request`` (missing keys take their defaults); ``ValueError``
+        naming the key for a value of the wrong kind."""
+        message = data.get("newMessage")
+        state_delta = data.get("stateDelta")
+        metadata = data.get("customMetadata")
+        rewind = data.get("rewindBefore")
+        for key, value in (("stateDelta", state_delta), ("customMetadata", metadata)):
+            if value is not None and not isinstance(value, dict):
+                raise ValueError(f"a run request's {key} must be an object or null, not {value!r}")
+        if rewind is not None and not isinstance(rewind, str):
+            raise ValueError(
+                f"a run request's rewindBefore must be an invocation id, not {rewind!r}"
+            )
+        return cls(
+            new_message=None if message is None else types.Content.model_validate(message),
+            state_delta=state_delta,
+            continuing=bool(data.get("continuing", False)),
+            streaming=bool(data.get("streaming", False)),
+            custom_metadata=metadata,
+            rewind_before=rewind,
+        )
+
+    def run_config(self) -> RunConfig:
+        """The Runner's config for this request (partial events when ``streaming``)."""
+        return RunConfig(
+            streaming_mode=StreamingMode.SSE if self.streaming else StreamingMode.NONE,
+            custom_metadata=self.custom_metadata,
+        )
