@@ -62,7 +62,9 @@ async def harness(temporal: object, database: str) -> AsyncIterator[Harness]:
     gates = await asyncpg.connect(asyncpg_dsn(database))
     client = temporal.client  # type: ignore[attr-defined]
     try:
-        yield Harness(store=store, client=client, task_queue=f"q-{uuid.uuid4().hex[:8]}", gates=gates)
+        yield Harness(
+            store=store, client=client, task_queue=f"q-{uuid.uuid4().hex[:8]}", gates=gates
+        )
     finally:
         await gates.close()
         await store.close()

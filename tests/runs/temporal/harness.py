@@ -19,6 +19,7 @@ from cairn.errors import AlreadyExistsError
 from cairn.events.event import Event
 from cairn.runners.runner import Runner
 from cairn.runs.temporal import RunPolicy, TemporalExecutor, run_worker
+from cairn.runs.temporal.target import connect
 from cairn.sessions.database_session_service import DatabaseSessionService
 from cairn.sessions.run_store import RunStatus, StoredRun, run_store_for
 from tests.runs.temporal.agents.recorder.agent import MODEL_GATE, TOOL_GATE
@@ -57,23 +58,29 @@ class Harness:
             policy=self.policy,
             client=self.client,
         )
-        self.runner = Runner(app_name=APP, agent=load_target(RECORDER).agent, session_service=self.store)
+        self.runner = Runner(
+            app_name=APP, agent=load_target(RECORDER).agent, session_service=self.store
+        )
 
     @contextlib.asynccontextmanager
-    async def worker(self) -> AsyncIterator[None]:
-        """A worker in this process polling the task queue."""
+    async def worker(self, *, own_client: bool = False) -> AsyncIterator[None]:
+        """A worker in this process polling the task queue (with a client of its own: the
+        SDK allows one worker per client and task queue)."""
+        client = await connect(self.executor.target) if own_client else self.client
 
         async def runner_for(app_name: str) -> Runner:
             assert app_name == APP
             return self.runner
 
         async with run_worker(
-            self.client, self.store, runner_for, task_queue=self.task_queue, policy=self.policy
+            client, self.store, runner_for, task_queue=self.task_queue, policy=self.policy
         ):
             yield
 
     # -- runs ------------------------------------------------------------------------------
-    async def submit(self, session_id: str, *, strategy: str = "enqueue", note: str | None = None) -> StoredRun:
+    async def submit(
+        self, session_id: str, *, strategy: str = "enqueue", note: str | None = None
+    ) -> StoredRun:
         """Store a run whose message is its note (its id, unless given) and submit it."""
         with contextlib.suppress(AlreadyExistsError):
             await self.store.create_session(app_name=APP, user_id=USER, session_id=session_id)
@@ -131,7 +138,11 @@ class Harness:
             "continuing": True,
         }
         again = await self.runs.update_run(
-            *run.key, run.run_id, expect_status={RunStatus.PAUSED}, status=RunStatus.PENDING, request=request
+            *run.key,
+            run.run_id,
+            expect_status={RunStatus.PAUSED},
+            status=RunStatus.PENDING,
+            request=request,
         )
         assert again is not None
         return await self.executor.submit(again)
