@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 import pytest_asyncio
-
 from tests.runs.temporal.agents.recorder.agent import DSN_VARIABLE
 from tests.runs.temporal.harness import Harness, asyncpg_dsn
 from tests.support.databases import postgres_database, service_unavailable

@@ -12,6 +12,8 @@ from typing import Any
 import asyncpg
 from google.genai import types
 from temporalio.client import Client
+from tests.runs.temporal.agents.recorder.agent import MODEL_GATE, TOOL_GATE
+from tests.support.waiting import until
 
 from cairn.agents.invocation_context import new_invocation_id
 from cairn.cli._loading import load_target
@@ -22,8 +24,6 @@ from cairn.runs.temporal import RunPolicy, TemporalExecutor, run_worker
 from cairn.runs.temporal.target import connect
 from cairn.sessions.database_session_service import DatabaseSessionService
 from cairn.sessions.run_store import RunStatus, StoredRun, run_store_for
-from tests.runs.temporal.agents.recorder.agent import MODEL_GATE, TOOL_GATE
-from tests.support.waiting import until
 
 RECORDER = Path(__file__).resolve().parent / "agents" / "recorder"
 APP = "recorder"

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import pytest
+from tests.runs.temporal.harness import Harness, invocation_order, texts
 
 from cairn.errors import SessionBusyError
 from cairn.sessions.run_store import CancelRequest, RunStatus
-from tests.runs.temporal.harness import Harness, invocation_order, texts
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
