@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import time
@@ -49,6 +50,7 @@ class Harness:
     policy: RunPolicy = FAST
 
     def __post_init__(self) -> None:
+        self._gates_lock = asyncio.Lock()  # one statement at a time on the test's connection
         self.runs = run_store_for(self.store)
         target = self.client.service_client.config.target_host
         self.executor = TemporalExecutor(
@@ -149,9 +151,10 @@ class Harness:
 
     # -- what the agent did -----------------------------------------------------------------
     async def steps(self, kind: str, note: str) -> list[asyncpg.Record]:
-        return await self.gates.fetch(
-            "SELECT * FROM steps WHERE kind = $1 AND note = $2 ORDER BY at", kind, note
-        )
+        async with self._gates_lock:
+            return await self.gates.fetch(
+                "SELECT * FROM steps WHERE kind = $1 AND note = $2 ORDER BY at", kind, note
+            )
 
     async def wait_step(self, kind: str, note: str, count: int = 1) -> asyncpg.Record:
         """The ``count``-th time the step started (its row, naming the worker's pid)."""
@@ -163,10 +166,14 @@ class Harness:
         return (await self.steps(kind, note))[count - 1]
 
     async def hold(self, kind: str, note: str) -> None:
-        await self.gates.execute("SELECT pg_advisory_lock($1, hashtext($2))", GATES[kind], note)
+        async with self._gates_lock:
+            await self.gates.execute("SELECT pg_advisory_lock($1, hashtext($2))", GATES[kind], note)
 
     async def release(self, kind: str, note: str) -> None:
-        await self.gates.execute("SELECT pg_advisory_unlock($1, hashtext($2))", GATES[kind], note)
+        async with self._gates_lock:
+            await self.gates.execute(
+                "SELECT pg_advisory_unlock($1, hashtext($2))", GATES[kind], note
+            )
 
     async def events(self, session_id: str) -> list[Event]:
         session = await self.store.get_session(app_name=APP, user_id=USER, session_id=session_id)

@@ -77,7 +77,7 @@ class SessionRunsWorkflow:
     @workflow.signal(name=ENQUEUE_SIGNAL)
     def enqueue(self, ticket: RunTicket) -> None:
         """Queue ``ticket``: at the end, or (interrupt, rollback) first, stopping the run."""
-        if self._knows(ticket.run_id):
+        if self._queued(ticket.run_id):
             return  # a signal sent again (a retried submit)
         if ticket.strategy not in _STOPPING:
             self._queue.append(ticket)
@@ -95,7 +95,7 @@ class SessionRunsWorkflow:
     @workflow.update(name=SUBMIT_IF_FREE_UPDATE)
     def submit_if_free(self, ticket: RunTicket) -> bool:
         """Queue ``ticket`` only if the session is free (``reject``); False when it is busy."""
-        if self._knows(ticket.run_id):
+        if self._queued(ticket.run_id):
             return True
         if self._current is not None or self._queue:
             return False
@@ -115,9 +115,11 @@ class SessionRunsWorkflow:
         return QueueView(running=running, queued=[ticket.run_id for ticket in self._queue])
 
     # -- running ---------------------------------------------------------------------------
-    def _knows(self, run_id: str) -> bool:
-        current = self._current is not None and self._current.run_id == run_id
-        return current or any(queued.run_id == run_id for queued in self._queue)
+    def _queued(self, run_id: str) -> bool:
+        """Whether the run waits in the queue. (The running one may come again: a run that
+        paused is submitted again with its answers, maybe before its activity has returned;
+        a duplicate of a run that ended finds its row ended and does nothing.)"""
+        return any(queued.run_id == run_id for queued in self._queue)
 
     def _stop_current(self, why: str) -> None:
         if self._activity is not None and self._stopping is None:

@@ -23,6 +23,10 @@ from cairn.runs.temporal.target import DEFAULT_TASK_QUEUE
 from cairn.sessions.base_session_service import BaseSessionService
 
 WORKFLOWS = [SessionRunsWorkflow, FireScheduleWorkflow]
+STICKY_TIMEOUT = timedelta(seconds=3)
+"""How long a session workflow's next task waits for the worker that has its state cached
+before any worker takes it (replaying its short history): a dead worker stalls its sessions
+this long, not the SDK's default 10 s."""
 HEARTBEAT_FLUSH = timedelta(seconds=1)
 """The longest a heartbeat waits in the SDK before it is sent: a cancellation reaches a
 run within about this long."""
@@ -55,6 +59,7 @@ def run_worker(
         max_heartbeat_throttle_interval=HEARTBEAT_FLUSH,
         default_heartbeat_throttle_interval=HEARTBEAT_FLUSH,
         identity=identity,
+        sticky_queue_schedule_to_start_timeout=STICKY_TIMEOUT,
         workflow_runner=SandboxedWorkflowRunner(
             restrictions=SandboxRestrictions.default.with_passthrough_modules("cairn")
         ),
