@@ -158,9 +158,9 @@ class RunActivities:
         schedule = await store.get_schedule(firing.app_name, firing.user_id, firing.schedule_id)
         if schedule is None or not schedule.enabled:
             return None
-        # One firing, one run: the id comes from the firing's workflow id (unique per firing).
+        # One firing, one run: the id comes from the firing workflow's run (its retries share it).
         info = activity.info()
-        fired = uuid.uuid5(uuid.NAMESPACE_URL, info.workflow_id or info.activity_id)
+        fired = uuid.uuid5(uuid.NAMESPACE_URL, info.workflow_run_id or info.activity_id)
         run_id = f"e-{fired}"
         session_id = schedule.session_id or f"s-{fired}"
         if schedule.session_id is None:
