@@ -36,6 +36,7 @@ from cairn.sessions.paging import (
     encode_cursor,
     next_sessions_cursor,
 )
+from cairn.sessions.run_store import InMemoryRunStore
 from cairn.sessions.scopes import event_scopes, merge_scopes, split_by_scope, stored_form
 from cairn.sessions.session import Session
 from cairn.sessions.session_info import (
@@ -45,7 +46,6 @@ from cairn.sessions.session_info import (
     checked_name,
     first_user_text,
 )
-from cairn.sessions.run_store import InMemoryRunStore
 from cairn.sessions.span_store import InMemorySpanStore
 
 _T = TypeVar("_T")

@@ -53,10 +53,12 @@ def _float_or_none(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def _webhook_done(value: Any) -> ColumnElement[Any]:
-    # Stays NULL for a run without a webhook: the index cairn_runs_by_webhook then holds only
-    # runs that have one.
-    return case((runs.c.webhook.is_(None), null()), else_=bool(value))
+def _webhook_done(value: Any) -> Any:
+    # False is NULL for a run without a webhook: the index cairn_runs_by_webhook then finds
+    # only runs that have one (NULL reads back as False).
+    if value:
+        return True
+    return case((runs.c.webhook.is_(None), null()), else_=False)
 
 
 _ENCODERS: dict[str, Callable[[Any], Any]] = {
@@ -89,7 +91,7 @@ def _run_row(run: StoredRun) -> dict[str, Any]:
         "cancel": None if run.cancel is None else CancelRequest(run.cancel).value,
         "error": _json_or_none(run.error),
         "webhook": run.webhook,
-        "webhook_done": None if run.webhook is None else run.webhook_done,
+        "webhook_done": run.webhook_done or (None if run.webhook is None else False),
         "attempts": run.attempts,
         "metadata": encode_json_value(run.metadata),
     }
@@ -307,7 +309,7 @@ class SqlRunStore(RunStore):
         return await self.database.transaction(_select_runs, where, False, limit, write=False)
 
     async def undelivered_webhooks(self, *, limit: int = MAX_RUNS_PER_READ) -> list[StoredRun]:
-        # Served by cairn_runs_by_webhook: only runs with a webhook have webhook_done set.
+        # Served by cairn_runs_by_webhook: webhook_done is false only for runs with a webhook.
         where = [runs.c.webhook_done == false(), runs.c.status.in_(_REPORTED)]
         limit = min(limit, MAX_RUNS_PER_READ)
         return await self.database.transaction(_select_runs, where, False, limit, write=False)

@@ -23,8 +23,8 @@
   token counts of a model call, and its attributes and events as JSON text.
 - ``cairn_runs``: one row per run (``cairn.sessions.run_store``): its key, its arrival
   order ``seq`` across the store, status, who runs it, its request, error and metadata as
-  JSON text, and its webhook (``webhook_done`` is NULL for a run without one, so the index of
-  undelivered webhooks holds only runs that have one).
+  JSON text, and its webhook (``webhook_done`` is NULL, not false, for a run without one, so
+  the undelivered webhooks are found by the index alone).
 - ``cairn_schedules``: one row per cron schedule: what to run, where, and when it is next due.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
@@ -285,7 +285,7 @@ runs = Table(
     Column("cancel", String(STATUS_LENGTH), nullable=True),
     Column("error", LongText, nullable=True),
     Column("webhook", Text, nullable=True),
-    Column("webhook_done", Boolean, nullable=True),  # NULL: the run has no webhook
+    Column("webhook_done", Boolean, nullable=True),  # NULL: false, and no webhook
     Column("attempts", Integer, nullable=False),
     Column("metadata", LongText, nullable=False),
     UniqueConstraint("app_name", "user_id", "session_id", "run_id", name="cairn_runs_id"),
