@@ -81,7 +81,12 @@ class Harness:
 
     # -- runs ------------------------------------------------------------------------------
     async def submit(
-        self, session_id: str, *, strategy: str = "enqueue", note: str | None = None
+        self,
+        session_id: str,
+        *,
+        strategy: str = "enqueue",
+        note: str | None = None,
+        webhook: str | None = None,
     ) -> StoredRun:
         """Store a run whose message is its note (its id, unless given) and submit it."""
         with contextlib.suppress(AlreadyExistsError):
@@ -101,6 +106,7 @@ class Harness:
                 "continuing": False,
             },
             created_at=time.time(),
+            webhook=webhook,
         )
         return await self.executor.submit(await self.runs.create_run(row))
 

@@ -35,6 +35,7 @@ from cairn.runs.temporal.messages import (
     ScheduleFiring,
     SettleRequest,
 )
+from cairn.runs.webhooks import deliver_run_webhook
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.lease import lease_holder
 from cairn.sessions.run_store import (
@@ -141,14 +142,8 @@ class RunActivities:
         run = await store.get_run(ticket.app_name, ticket.user_id, ticket.session_id, ticket.run_id)
         if run is None or not run.webhook or run.webhook_done:
             return
-        # SEAM(hooks): cairn.runs.webhooks (the "hooks" helper's module) signs, sends and
-        # retries; until it is merged a due webhook is logged and left undelivered.
-        try:
-            from cairn.runs import webhooks  # type: ignore[attr-defined, unused-ignore]
-        except ImportError:
-            logger.warning("run %s: webhooks are not available in this cairn", run.run_id)
-            return
-        await webhooks.deliver(store, run)
+        # Signed, retried with backoff, then marked delivered (or given up on) in the row.
+        await deliver_run_webhook(store, run)
 
     @activity.defn(name=FIRE_SCHEDULE)
     async def fire_schedule(self, firing: ScheduleFiring) -> str | None:
