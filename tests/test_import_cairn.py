@@ -26,6 +26,7 @@ NOT_IMPORTED = (
     "openai",
     "litellm",
     "jsonschema",
+    "temporalio",
 )
 PACKAGES = (
     "events",

@@ -37,6 +37,7 @@ def test_every_command_is_listed() -> None:
         "sessions",
         "verify",
         "web",
+        "worker",
     }
     assert {path[1:] for path in COMMANDS if path[0] == "sessions" and len(path) == 2} == {
         ("list",),

@@ -43,6 +43,10 @@ COMMANDS = {
         "cairn.cli.verify:verify",
         "Check that stored state equals the fold of the log, and report each difference.",
     ),
+    "worker": LazyCommand(
+        "cairn.cli.worker:worker",
+        "Execute runs on Temporal for the agents under AGENTS_DIR (a worker process).",
+    ),
     "web": LazyCommand(
         "cairn.cli.serve:web",
         "Serve the agents under PATH with the dev web UI at / (and the HTTP API).",

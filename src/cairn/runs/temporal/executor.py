@@ -1,0 +1,69 @@
+"""``TemporalExecutor``: the API server's side of runs on Temporal.
+
+A submitted run (its row stored, ``pending``) is queued on its session's workflow
+(``SessionRunsWorkflow``) by its strategy; workers (``cairn worker``) execute it. API servers
+and workers scale separately and share only the session store and the Temporal server.
+"""
+
+from __future__ import annotations
+
+from temporalio.client import Client
+
+from cairn.runs.executor import RunExecutor
+from cairn.runs.temporal.messages import QueueView, RunPolicy
+from cairn.runs.temporal.queues import SessionQueues
+from cairn.runs.temporal.schedules import TemporalSchedules
+from cairn.runs.temporal.target import DEFAULT_TASK_QUEUE, TemporalTarget, connect
+from cairn.sessions.run_store import CancelRequest, RunStore, StoredRun
+
+
+class TemporalExecutor(RunExecutor):
+    """Runs executed by Temporal workers polling ``task_queue`` at ``target``
+    (``temporal://HOST:PORT[/NAMESPACE]``). ``client`` (already connected) replaces the
+    connection ``start`` would make."""
+
+    name = "temporal"
+
+    def __init__(
+        self,
+        store: RunStore,
+        target: str | TemporalTarget,
+        *,
+        task_queue: str = DEFAULT_TASK_QUEUE,
+        policy: RunPolicy | None = None,
+        client: Client | None = None,
+    ) -> None:
+        self.store = store
+        self.target = target if isinstance(target, TemporalTarget) else TemporalTarget.parse(target)
+        self.task_queue = task_queue
+        self.policy = policy or RunPolicy()
+        self._client = client
+
+    async def start(self) -> None:
+        if self._client is None:
+            self._client = await connect(self.target)
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("TemporalExecutor.start() has not been awaited yet")
+        return self._client
+
+    @property
+    def queues(self) -> SessionQueues:
+        return SessionQueues(self.client, self.task_queue, self.policy)
+
+    @property
+    def schedules(self) -> TemporalSchedules:
+        """Cron schedules as Temporal Schedules (create one after storing its row)."""
+        return TemporalSchedules(self.client, self.task_queue, self.policy)
+
+    async def submit(self, run: StoredRun) -> StoredRun:
+        return await self.queues.submit(self.store, run)
+
+    async def cancel(self, run: StoredRun, how: CancelRequest) -> None:
+        await self.queues.cancel(self.store, run, how)
+
+    async def queue(self, app_name: str, user_id: str, session_id: str) -> QueueView:
+        """The session's running run and queued runs, as its workflow holds them."""
+        return await self.queues.view(app_name, user_id, session_id)
