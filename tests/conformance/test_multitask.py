@@ -22,6 +22,7 @@ from cairn import (
     BaseAgent,
     Event,
     InvocationContext,
+    InvocationInterruptedError,
     MultitaskStrategy,
     RunConfig,
     Runner,
@@ -241,6 +242,35 @@ async def test_interrupt_stops_the_running_invocation_keeps_what_it_committed_an
     assert live_events(session.events) == session.events
     assert session.state == {"mood": "busy"}
     assert [e.content.parts[0].text for e in second] == ["ok"]
+
+
+async def test_interrupt_answers_the_calls_of_an_invocation_stopped_by_anyone(
+    store: BaseSessionService,
+) -> None:
+    """An invocation cancelled mid-call by its own caller (a Stop button, a cancelled run)
+    leaves a call without an answer: a plain next message is refused as in doubt, while one
+    sent with ``interrupt`` answers the call as stopped and runs."""
+    runner, inside, sent = banker(store)
+    await store.create_session(**KEY)
+    running = asyncio.create_task(run(runner, "send 5"))
+    await asyncio.wait_for(inside.wait(), BOUND_SECONDS)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+
+    with pytest.raises(InvocationInterruptedError):
+        await run(runner, "and now?")
+    second = await run(
+        runner, "never mind", run_config=RunConfig(multitask_strategy=MultitaskStrategy.INTERRUPT)
+    )
+    assert sent == []
+    assert [e.content.parts[0].text for e in second] == ["ok"]
+    session = await store.get_session(**KEY)
+    assert session is not None
+    answers = [r for e in session.events for r in e.get_function_responses()]
+    assert [(r.name, r.response["error"][:13]) for r in answers if r.response] == [
+        ("transfer", "interrupted: ")
+    ]
 
 
 async def test_rollback_rewinds_the_interrupted_invocation_away_then_runs(

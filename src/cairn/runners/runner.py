@@ -332,33 +332,26 @@ class Runner:
             ) as lease:
                 if strategy is MultitaskStrategy.ROLLBACK and lease.interrupted:
                     await self._roll_back(lease, holder_name(lease.interrupted))
-                elif lease.interrupted:
-                    await self._close_stopped_calls(lease, holder_name(lease.interrupted))
                 yield lease
         finally:
             self._running.discard(task)
 
-    async def _close_stopped_calls(self, lease: SessionLease, interrupted: str) -> None:
-        """Record a result for each tool call the interrupted invocation was in when it was
-        stopped (an error saying so): the next invocation starts from a conversation whose
-        every call has an answer, as models require, instead of refusing to start
-        (``InvocationInterruptedError``)."""
-        session = await self._load_session(lease.user_id, lease.session_id)
-        last = session.events[-1] if session.events else None
-        if last is None or last.invocation_id != interrupted:
-            return
+    async def _close_stopped_calls(self, session: Session, stopped: list[Interrupt]) -> None:
+        """Record a result for each tool call a stopped invocation was in (an error saying
+        so), for an invocation that interrupts it: the next invocation starts from a
+        conversation whose every call has an answer, as models require, instead of refusing
+        to start (``InvocationInterruptedError``). Whoever stopped it (this call's strategy,
+        a cancelled run), the answer is the same."""
+        last = session.events[-1]
         calls = {call.id: call for call in last.get_function_calls() if call.id}
-        stopped = [calls[i.id] for i in interrupted_calls(last, set()) if i.id in calls]
-        if not stopped:
-            return
+        answered = [calls[i.id] for i in stopped if i.id in calls]
         result = {
-            "error": f"interrupted: invocation {interrupted!r} was stopped during this call "
-            "(another invocation took the session over), so it returned nothing; whether it "
-            "took effect is unknown"
+            "error": f"interrupted: invocation {last.invocation_id!r} was stopped during this "
+            "call (another invocation took the session over), so it returned nothing; "
+            "whether it took effect is unknown"
         }
-        bind_lease(session, lease)
         event = Event(
-            invocation_id=interrupted,
+            invocation_id=last.invocation_id,
             author=last.author,
             branch=last.branch,
             node_info=last.node_info,
@@ -370,7 +363,7 @@ class Runner:
                             id=call.id, name=call.name, response=result
                         )
                     )
-                    for call in stopped
+                    for call in answered
                 ],
             ),
         )
@@ -438,7 +431,10 @@ class Runner:
                     )
             if not continuing and session.events:
                 stopped = interrupted_calls(session.events[-1], set())
-                if stopped:
+                strategy = run_config.multitask_strategy or self.multitask_strategy
+                if stopped and strategy is MultitaskStrategy.INTERRUPT:
+                    await self._close_stopped_calls(session, stopped)
+                elif stopped:
                     raise InvocationInterruptedError(
                         app_name=self.app_name,
                         user_id=user_id,

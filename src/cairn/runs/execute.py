@@ -101,7 +101,7 @@ async def _run_invocation(
     ``run_before``: this request was started before (by an executor that died)."""
     request = RunRequest.from_json(run.request)
     who: dict[str, Any] = {"user_id": run.user_id, "session_id": run.session_id}
-    config = request.run_config()
+    config = request.run_config(run.strategy)
     if request.rewind_before is not None:
         with contextlib.suppress(InvocationNotFoundError):  # rewound already, or unknown
             await runner.rewind_async(

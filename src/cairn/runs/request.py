@@ -18,7 +18,7 @@ from typing import Any
 
 from google.genai import types
 
-from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.agents.run_config import MultitaskStrategy, RunConfig, StreamingMode
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,9 +72,14 @@ class RunRequest:
             rewind_before=rewind,
         )
 
-    def run_config(self) -> RunConfig:
-        """The Runner's config for this request (partial events when ``streaming``)."""
+    def run_config(self, strategy: str | None = None) -> RunConfig:
+        """The Runner's config for this request (partial events when ``streaming``). A run
+        submitted with ``interrupt`` interrupts whatever still holds the session when it
+        starts, and answers the calls a stopped run left open; every other run waits for
+        the session (its executor already put it in line, or rewound what it stopped)."""
+        interrupting = strategy == MultitaskStrategy.INTERRUPT.value
         return RunConfig(
             streaming_mode=StreamingMode.SSE if self.streaming else StreamingMode.NONE,
             custom_metadata=self.custom_metadata,
+            multitask_strategy=MultitaskStrategy.INTERRUPT if interrupting else None,
         )
