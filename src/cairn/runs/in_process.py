@@ -417,7 +417,9 @@ class InProcessExecutor(RunExecutor):
         holding its lease; None when it is free."""
         queue = self._queue_of(run.key)
         if queue is not None and (queue.waiting or queue.worker is not None):
-            return next(iter(queue.waiting)).run.run_id if queue.waiting else "a run here"
+            running = [key[3] for key in self._running if key[:3] == run.key]
+            queued = [queued.run.run_id for queued in queue.waiting]
+            return next(iter(running + queued), "a run here")
         active = await self.store.list_runs(
             *run.key, statuses={RunStatus.PENDING, RunStatus.RUNNING}, limit=2
         )

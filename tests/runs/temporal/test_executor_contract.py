@@ -1,0 +1,164 @@
+"""One runs suite for both executors: each test runs with the in-process executor and
+with Temporal's (a real dev server, a worker in this process), on PostgreSQL: a session's
+runs in arrival order, the strategies (reject, interrupt, rollback), cancel, webhooks,
+streams rejoined after an event id."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+import pytest_asyncio
+from tests.runs.temporal.harness import Harness, asyncpg_dsn, invocation_order, texts
+
+from cairn.errors import SessionBusyError
+from cairn.sessions.run_store import CancelRequest, RunStatus
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(loop_scope="module", params=["in-process", "temporal"])
+async def executor_harness(
+    request: pytest.FixtureRequest, temporal: object, database: str
+) -> AsyncIterator[Harness]:
+    """The harness with the executor the test is parametrized with (the Temporal dev server
+    is started once per module, for both)."""
+    from cairn.sessions.database_session_service import DatabaseSessionService
+
+    store = DatabaseSessionService(database)
+    gates = await asyncpg.connect(asyncpg_dsn(database))
+    try:
+        yield Harness(
+            store=store,
+            client=temporal.client,  # type: ignore[attr-defined]
+            task_queue=f"q-{uuid.uuid4().hex[:8]}",
+            gates=gates,
+            kind=request.param,
+        )
+    finally:
+        await gates.close()
+        await store.close()
+
+
+async def test_runs_of_a_session_run_one_after_another_in_arrival_order(
+    executor_harness: Harness, session_id: str
+) -> None:
+    other = session_id + "-other"
+    async with executor_harness.worker():
+        await executor_harness.hold(
+            "model", session_id
+        )  # the first run waits inside its model call
+        first = await executor_harness.submit(session_id, note=session_id)
+        queued = [await executor_harness.submit(session_id) for _ in range(6)]
+        beside = [await executor_harness.submit(other) for _ in range(3)]
+        await executor_harness.wait_step("model", session_id)
+        if executor_harness.kind == "temporal":  # its session's workflow holds the queue
+            view = await executor_harness.temporal.queue("recorder", "u", session_id)
+            assert view.running == first.run_id
+            assert view.queued == [run.run_id for run in queued]
+        for run in beside:  # another session's runs do not wait for this one's
+            assert (await executor_harness.settled(run)).status is RunStatus.DONE
+        await executor_harness.release("model", session_id)
+        for run in [first, *queued]:
+            assert (await executor_harness.settled(run)).status is RunStatus.DONE
+    events = await executor_harness.events(session_id)
+    assert invocation_order(events) == [run.run_id for run in [first, *queued]]
+    for run, note in [(first, session_id), *[(run, run.run_id) for run in queued]]:
+        assert len(await executor_harness.steps("tool", note)) == 1
+        assert texts(events, run.run_id)[-1] == f"recorded {note}"
+    assert invocation_order(await executor_harness.events(other)) == [run.run_id for run in beside]
+
+
+async def test_reject_refuses_a_run_while_the_session_is_busy(
+    executor_harness: Harness, session_id: str
+) -> None:
+    async with executor_harness.worker():
+        await executor_harness.hold("tool", session_id)
+        busy = await executor_harness.submit(session_id, note=session_id)
+        await executor_harness.wait_step("tool", session_id)
+        with pytest.raises(SessionBusyError) as refused:
+            await executor_harness.submit(session_id, strategy="reject")
+        assert busy.run_id in str(refused.value)
+        [rejected] = [
+            run
+            for run in await executor_harness.runs.list_runs("recorder", "u", session_id)
+            if run.strategy == "reject"
+        ]
+        assert rejected.status is RunStatus.CANCELLED
+        await executor_harness.release("tool", session_id)
+        assert (await executor_harness.settled(busy)).status is RunStatus.DONE
+        accepted = await executor_harness.submit(session_id, strategy="reject")  # free again
+        assert (await executor_harness.settled(accepted)).status is RunStatus.DONE
+    assert invocation_order(await executor_harness.events(session_id)) == [
+        busy.run_id,
+        accepted.run_id,
+    ]
+
+
+async def test_interrupt_stops_the_running_run_and_runs_before_the_queued_ones(
+    executor_harness: Harness, session_id: str
+) -> None:
+    async with executor_harness.worker():
+        await executor_harness.hold("model", session_id)
+        stopped = await executor_harness.submit(session_id, note=session_id)
+        await executor_harness.wait_step("model", session_id)
+        waiting = await executor_harness.submit(session_id)
+        urgent = await executor_harness.submit(session_id, strategy="interrupt")
+        ended = await executor_harness.settled(stopped)
+        assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.INTERRUPT
+        assert (await executor_harness.settled(urgent)).status is RunStatus.DONE
+        assert (await executor_harness.settled(waiting)).status is RunStatus.DONE
+        await executor_harness.release("model", session_id)
+    events = await executor_harness.events(session_id)
+    # What the stopped run committed (its message) stays; the interrupting run came next.
+    assert invocation_order(events) == [stopped.run_id, urgent.run_id, waiting.run_id]
+    assert texts(events, stopped.run_id) == [session_id]
+    assert await executor_harness.steps("tool", session_id) == []
+
+
+async def test_rollback_rewinds_the_stopped_run_away_before_running(
+    executor_harness: Harness, session_id: str
+) -> None:
+    async with executor_harness.worker():
+        await executor_harness.hold("model", session_id)
+        stopped = await executor_harness.submit(session_id, note=session_id)
+        await executor_harness.wait_step("model", session_id)
+        instead = await executor_harness.submit(session_id, strategy="rollback")
+        ended = await executor_harness.settled(stopped)
+        assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.ROLLBACK
+        assert (await executor_harness.settled(instead)).status is RunStatus.DONE
+        await executor_harness.release("model", session_id)
+        assert (await executor_harness.row(instead)).request["rewindBefore"] == stopped.run_id
+    events = await executor_harness.events(session_id)
+    [rewind] = [e for e in events if e.actions.rewind_before_invocation_id]
+    assert rewind.actions.rewind_before_invocation_id == stopped.run_id
+    assert (
+        await executor_harness.runner.list_pending_interrupts(user_id="u", session_id=session_id)
+        == []
+    )
+    assert texts(events, instead.run_id)[-1] == f"recorded {instead.run_id}"
+
+
+async def test_cancel_stops_a_running_run_and_drops_a_queued_one(
+    executor_harness: Harness, session_id: str
+) -> None:
+    async with executor_harness.worker():
+        await executor_harness.hold("model", session_id)
+        running = await executor_harness.submit(session_id, note=session_id)
+        await executor_harness.wait_step("model", session_id)
+        queued = await executor_harness.submit(session_id)
+        after = await executor_harness.submit(session_id)
+        await executor_harness.executor.cancel(queued, CancelRequest.CANCEL)
+        await executor_harness.executor.cancel(running, CancelRequest.CANCEL)
+        ended = await executor_harness.settled(running)
+        assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.CANCEL
+        assert (await executor_harness.settled(after)).status is RunStatus.DONE
+        dropped = await executor_harness.row(queued)
+        assert dropped.status is RunStatus.CANCELLED and dropped.attempts == 0
+        await executor_harness.release("model", session_id)
+    assert invocation_order(await executor_harness.events(session_id)) == [
+        running.run_id,
+        after.run_id,
+    ]
