@@ -20,7 +20,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(loop_scope="module", params=["in-process", "temporal"])
-async def executor_harness(
+async def harness(  # the conftest's, parametrized with the executor
     request: pytest.FixtureRequest, temporal: object, database: str
 ) -> AsyncIterator[Harness]:
     """The harness with the executor the test is parametrized with (the Temporal dev server
@@ -43,122 +43,117 @@ async def executor_harness(
 
 
 async def test_runs_of_a_session_run_one_after_another_in_arrival_order(
-    executor_harness: Harness, session_id: str
+    harness: Harness, session_id: str
 ) -> None:
     other = session_id + "-other"
-    async with executor_harness.worker():
-        await executor_harness.hold(
-            "model", session_id
-        )  # the first run waits inside its model call
-        first = await executor_harness.submit(session_id, note=session_id)
-        queued = [await executor_harness.submit(session_id) for _ in range(6)]
-        beside = [await executor_harness.submit(other) for _ in range(3)]
-        await executor_harness.wait_step("model", session_id)
-        if executor_harness.kind == "temporal":  # its session's workflow holds the queue
-            view = await executor_harness.temporal.queue("recorder", "u", session_id)
+    async with harness.worker():
+        await harness.hold("model", session_id)  # the first run waits inside its model call
+        first = await harness.submit(session_id, note=session_id)
+        queued = [await harness.submit(session_id) for _ in range(6)]
+        beside = [await harness.submit(other) for _ in range(3)]
+        await harness.wait_step("model", session_id)
+        if harness.kind == "temporal":  # its session's workflow holds the queue
+            view = await harness.temporal.queue("recorder", "u", session_id)
             assert view.running == first.run_id
             assert view.queued == [run.run_id for run in queued]
         for run in beside:  # another session's runs do not wait for this one's
-            assert (await executor_harness.settled(run)).status is RunStatus.DONE
-        await executor_harness.release("model", session_id)
+            assert (await harness.settled(run)).status is RunStatus.DONE
+        await harness.release("model", session_id)
         for run in [first, *queued]:
-            assert (await executor_harness.settled(run)).status is RunStatus.DONE
-    events = await executor_harness.events(session_id)
+            assert (await harness.settled(run)).status is RunStatus.DONE
+    events = await harness.events(session_id)
     assert invocation_order(events) == [run.run_id for run in [first, *queued]]
     for run, note in [(first, session_id), *[(run, run.run_id) for run in queued]]:
-        assert len(await executor_harness.steps("tool", note)) == 1
+        assert len(await harness.steps("tool", note)) == 1
         assert texts(events, run.run_id)[-1] == f"recorded {note}"
-    assert invocation_order(await executor_harness.events(other)) == [run.run_id for run in beside]
+    assert invocation_order(await harness.events(other)) == [run.run_id for run in beside]
 
 
 async def test_reject_refuses_a_run_while_the_session_is_busy(
-    executor_harness: Harness, session_id: str
+    harness: Harness, session_id: str
 ) -> None:
-    async with executor_harness.worker():
-        await executor_harness.hold("tool", session_id)
-        busy = await executor_harness.submit(session_id, note=session_id)
-        await executor_harness.wait_step("tool", session_id)
+    async with harness.worker():
+        await harness.hold("tool", session_id)
+        busy = await harness.submit(session_id, note=session_id)
+        await harness.wait_step("tool", session_id)
         with pytest.raises(SessionBusyError) as refused:
-            await executor_harness.submit(session_id, strategy="reject")
+            await harness.submit(session_id, strategy="reject")
         assert busy.run_id in str(refused.value)
         [rejected] = [
             run
-            for run in await executor_harness.runs.list_runs("recorder", "u", session_id)
+            for run in await harness.runs.list_runs("recorder", "u", session_id)
             if run.strategy == "reject"
         ]
         assert rejected.status is RunStatus.CANCELLED
-        await executor_harness.release("tool", session_id)
-        assert (await executor_harness.settled(busy)).status is RunStatus.DONE
-        accepted = await executor_harness.submit(session_id, strategy="reject")  # free again
-        assert (await executor_harness.settled(accepted)).status is RunStatus.DONE
-    assert invocation_order(await executor_harness.events(session_id)) == [
+        await harness.release("tool", session_id)
+        assert (await harness.settled(busy)).status is RunStatus.DONE
+        accepted = await harness.submit(session_id, strategy="reject")  # free again
+        assert (await harness.settled(accepted)).status is RunStatus.DONE
+    assert invocation_order(await harness.events(session_id)) == [
         busy.run_id,
         accepted.run_id,
     ]
 
 
 async def test_interrupt_stops_the_running_run_and_runs_before_the_queued_ones(
-    executor_harness: Harness, session_id: str
+    harness: Harness, session_id: str
 ) -> None:
-    async with executor_harness.worker():
-        await executor_harness.hold("model", session_id)
-        stopped = await executor_harness.submit(session_id, note=session_id)
-        await executor_harness.wait_step("model", session_id)
-        waiting = await executor_harness.submit(session_id)
-        urgent = await executor_harness.submit(session_id, strategy="interrupt")
-        ended = await executor_harness.settled(stopped)
+    async with harness.worker():
+        await harness.hold("model", session_id)
+        stopped = await harness.submit(session_id, note=session_id)
+        await harness.wait_step("model", session_id)
+        waiting = await harness.submit(session_id)
+        urgent = await harness.submit(session_id, strategy="interrupt")
+        ended = await harness.settled(stopped)
         assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.INTERRUPT
-        assert (await executor_harness.settled(urgent)).status is RunStatus.DONE
-        assert (await executor_harness.settled(waiting)).status is RunStatus.DONE
-        await executor_harness.release("model", session_id)
-    events = await executor_harness.events(session_id)
+        assert (await harness.settled(urgent)).status is RunStatus.DONE
+        assert (await harness.settled(waiting)).status is RunStatus.DONE
+        await harness.release("model", session_id)
+    events = await harness.events(session_id)
     # What the stopped run committed (its message) stays; the interrupting run came next.
     assert invocation_order(events) == [stopped.run_id, urgent.run_id, waiting.run_id]
     assert texts(events, stopped.run_id) == [session_id]
-    assert await executor_harness.steps("tool", session_id) == []
+    assert await harness.steps("tool", session_id) == []
 
 
 async def test_rollback_rewinds_the_stopped_run_away_before_running(
-    executor_harness: Harness, session_id: str
+    harness: Harness, session_id: str
 ) -> None:
-    async with executor_harness.worker():
-        await executor_harness.hold("model", session_id)
-        stopped = await executor_harness.submit(session_id, note=session_id)
-        await executor_harness.wait_step("model", session_id)
-        instead = await executor_harness.submit(session_id, strategy="rollback")
-        ended = await executor_harness.settled(stopped)
+    async with harness.worker():
+        await harness.hold("model", session_id)
+        stopped = await harness.submit(session_id, note=session_id)
+        await harness.wait_step("model", session_id)
+        instead = await harness.submit(session_id, strategy="rollback")
+        ended = await harness.settled(stopped)
         assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.ROLLBACK
-        assert (await executor_harness.settled(instead)).status is RunStatus.DONE
-        await executor_harness.release("model", session_id)
-        assert (await executor_harness.row(instead)).request["rewindBefore"] == stopped.run_id
-    events = await executor_harness.events(session_id)
+        assert (await harness.settled(instead)).status is RunStatus.DONE
+        await harness.release("model", session_id)
+        assert (await harness.row(instead)).request["rewindBefore"] == stopped.run_id
+    events = await harness.events(session_id)
     [rewind] = [e for e in events if e.actions.rewind_before_invocation_id]
     assert rewind.actions.rewind_before_invocation_id == stopped.run_id
-    assert (
-        await executor_harness.runner.list_pending_interrupts(user_id="u", session_id=session_id)
-        == []
-    )
+    assert await harness.runner.list_pending_interrupts(user_id="u", session_id=session_id) == []
     assert texts(events, instead.run_id)[-1] == f"recorded {instead.run_id}"
 
 
 async def test_cancel_stops_a_running_run_and_drops_a_queued_one(
-    executor_harness: Harness, session_id: str
+    harness: Harness, session_id: str
 ) -> None:
-    async with executor_harness.worker():
-        await executor_harness.hold("model", session_id)
-        running = await executor_harness.submit(session_id, note=session_id)
-        await executor_harness.wait_step("model", session_id)
-        queued = await executor_harness.submit(session_id)
-        after = await executor_harness.submit(session_id)
-        await executor_harness.executor.cancel(queued, CancelRequest.CANCEL)
-        await executor_harness.executor.cancel(running, CancelRequest.CANCEL)
-        ended = await executor_harness.settled(running)
+    async with harness.worker():
+        await harness.hold("model", session_id)
+        running = await harness.submit(session_id, note=session_id)
+        await harness.wait_step("model", session_id)
+        queued = await harness.submit(session_id)
+        after = await harness.submit(session_id)
+        await harness.executor.cancel(queued, CancelRequest.CANCEL)
+        await harness.executor.cancel(running, CancelRequest.CANCEL)
+        ended = await harness.settled(running)
         assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.CANCEL
-        assert (await executor_harness.settled(after)).status is RunStatus.DONE
-        dropped = await executor_harness.row(queued)
+        assert (await harness.settled(after)).status is RunStatus.DONE
+        dropped = await harness.row(queued)
         assert dropped.status is RunStatus.CANCELLED and dropped.attempts == 0
-        await executor_harness.release("model", session_id)
-    assert invocation_order(await executor_harness.events(session_id)) == [
+        await harness.release("model", session_id)
+    assert invocation_order(await harness.events(session_id)) == [
         running.run_id,
         after.run_id,
     ]
