@@ -5,15 +5,20 @@ streams rejoined after an event id."""
 
 from __future__ import annotations
 
+import json
+import threading
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import asyncpg
 import pytest
 import pytest_asyncio
 from tests.runs.temporal.harness import Harness, asyncpg_dsn, invocation_order, texts
+from tests.support.waiting import until
 
 from cairn.errors import SessionBusyError
+from cairn.runs.stream import run_events
 from cairn.sessions.run_store import CancelRequest, RunStatus
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -157,3 +162,63 @@ async def test_cancel_stops_a_running_run_and_drops_a_queued_one(
         running.run_id,
         after.run_id,
     ]
+
+
+class Receiver(BaseHTTPRequestHandler):
+    received: list[tuple[dict[str, str], dict[str, object]]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        Receiver.received.append((dict(self.headers), json.loads(body)))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/hook"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_a_runs_webhook_is_delivered_after_it_ends(
+    harness: Harness, session_id: str, receiver: str
+) -> None:
+    async with harness.worker():
+        run = await harness.submit(session_id, webhook=receiver)
+        assert (await harness.settled(run)).status is RunStatus.DONE
+
+        async def delivered() -> bool:
+            return (await harness.row(run)).webhook_done
+
+        await until(delivered, "the webhook is delivered")
+    [(headers, body)] = [item for item in Receiver.received if run.run_id in json.dumps(item[1])]
+    assert headers["Cairn-Event"] == "run.done"
+    assert json.dumps(body).count(run.run_id) >= 1
+
+
+async def test_a_stream_rejoined_after_an_event_id_gives_the_rest_once(
+    harness: Harness, session_id: str
+) -> None:
+    async with harness.worker():
+        await harness.hold("model", session_id)
+        run = await harness.submit(session_id, note=session_id)
+        reader = run_events(harness.store, harness.runs, harness.executor, run)
+        first = await anext(reader)  # its message, committed before the model is called
+        await reader.aclose()  # the connection is lost
+        await harness.wait_step("model", session_id)
+        rejoined = run_events(harness.store, harness.runs, harness.executor, run, after=first.id)
+        await harness.release("model", session_id)
+        rest = [event async for event in rejoined]
+        assert (await harness.settled(run)).status is RunStatus.DONE
+    logged = [e.id for e in await harness.events(session_id) if e.invocation_id == run.run_id]
+    assert [first.id, *[e.id for e in rest if not e.partial]] == logged
+    assert texts(await harness.events(session_id), run.run_id)[-1] == f"recorded {session_id}"
