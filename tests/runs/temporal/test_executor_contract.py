@@ -10,6 +10,8 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -24,15 +26,21 @@ from cairn.sessions.run_store import CancelRequest, RunStatus
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(loop_scope="module", params=["in-process", "temporal"])
+@pytest_asyncio.fixture(loop_scope="module", params=["in-process", "in-process-sqlite", "temporal"])
 async def harness(  # the conftest's, parametrized with the executor
-    request: pytest.FixtureRequest, temporal: object, database: str
+    request: pytest.FixtureRequest, temporal: object, database: str, tmp_path: Path
 ) -> AsyncIterator[Harness]:
-    """The harness with the executor the test is parametrized with (the Temporal dev server
-    is started once per module, for both)."""
+    """The harness with the executor the test is parametrized with, its sessions on
+    PostgreSQL (or SQLite, in-process); the Temporal dev server is started once per module."""
     from cairn.sessions.database_session_service import DatabaseSessionService
+    from cairn.sessions.sqlite_session_service import SqliteSessionService
 
-    store = DatabaseSessionService(database)
+    kind = str(request.param).removesuffix("-sqlite")
+    store: Any = (
+        SqliteSessionService(str(tmp_path / "sessions.db"))
+        if request.param.endswith("-sqlite")
+        else DatabaseSessionService(database)
+    )
     gates = await asyncpg.connect(asyncpg_dsn(database))
     try:
         yield Harness(
@@ -40,7 +48,7 @@ async def harness(  # the conftest's, parametrized with the executor
             client=temporal.client,  # type: ignore[attr-defined]
             task_queue=f"q-{uuid.uuid4().hex[:8]}",
             gates=gates,
-            kind=request.param,
+            kind=kind,
         )
     finally:
         await gates.close()
