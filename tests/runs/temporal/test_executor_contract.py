@@ -1,7 +1,7 @@
 """One runs suite for both executors: each test runs with the in-process executor and
 with Temporal's (a real dev server, a worker in this process), on PostgreSQL: a session's
 runs in arrival order, the strategies (reject, interrupt, rollback), cancel, webhooks,
-streams rejoined after an event id."""
+streams rejoined after an event id, schedules firing once per due time."""
 
 from __future__ import annotations
 
@@ -16,10 +16,18 @@ from typing import Any
 import asyncpg
 import pytest
 import pytest_asyncio
-from tests.runs.temporal.harness import Harness, asyncpg_dsn, invocation_order, texts
+from tests.runs.temporal.harness import (
+    APP,
+    USER,
+    Harness,
+    asyncpg_dsn,
+    invocation_order,
+    texts,
+)
 from tests.support.waiting import until
 
 from cairn.errors import SessionBusyError
+from cairn.runs.schedules import Scheduler, create_schedule, schedule_submitter
 from cairn.runs.stream import run_events
 from cairn.sessions.run_store import CancelRequest, RunStatus
 
@@ -229,4 +237,38 @@ async def test_a_stream_rejoined_after_an_event_id_gives_the_rest_once(
         assert (await harness.settled(run)).status is RunStatus.DONE
     logged = [e.id for e in await harness.events(session_id) if e.invocation_id == run.run_id]
     assert [first.id, *[e.id for e in rest if not e.partial]] == logged
+    assert texts(await harness.events(session_id), run.run_id)[-1] == f"recorded {session_id}"
+
+
+async def test_a_schedule_fires_one_run_per_due_time(harness: Harness, session_id: str) -> None:
+    await harness.store.create_session(app_name=APP, user_id=USER, session_id=session_id)
+    stored = await harness.runs.create_schedule(
+        create_schedule(
+            APP,
+            USER,
+            cron="0 3 1 1 *",
+            request={"newMessage": {"role": "user", "parts": [{"text": session_id}]}},
+            session_id=session_id,
+            schedule_id=session_id,
+        )
+    )
+    async with harness.worker():
+        if harness.kind == "temporal":  # a Temporal Schedule, fired by the Temporal server
+            await harness.temporal.schedules.create(stored)
+            await harness.temporal.schedules.trigger(APP, USER, session_id)
+        else:  # the server's Scheduler, at the schedule's due time (asked twice)
+            submit = schedule_submitter(harness.store, harness.executor)
+            scheduler = Scheduler(harness.runs, submit, clock=lambda: stored.next_run_at)
+            assert len(await scheduler.fire_due()) == 1
+            assert await scheduler.fire_due() == []
+
+        async def done() -> bool:
+            runs = await harness.runs.list_runs(APP, USER, session_id)
+            return bool(runs) and all(run.status is RunStatus.DONE for run in runs)
+
+        await until(done, "the schedule's run is done")
+        if harness.kind == "temporal":
+            await harness.temporal.schedules.delete(APP, USER, session_id)
+    [run] = await harness.runs.list_runs(APP, USER, session_id)
+    assert run.metadata["scheduleId"] == session_id
     assert texts(await harness.events(session_id), run.run_id)[-1] == f"recorded {session_id}"
