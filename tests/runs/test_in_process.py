@@ -1,5 +1,7 @@
-"""The in-process executor through the ``Runs`` service: queues per session, strategies,
-cancels (here and from another executor), live streams and rejoins, take-over."""
+"""The in-process executor through the ``Runs`` service (in memory and on SQLite): listing,
+what reject and rollback leave in the rows and the state, cancels from another executor,
+live streams and rejoins, take-over. What every executor does (order, strategies, cancel)
+is in tests/runs/temporal/test_executor_contract.py."""
 
 from __future__ import annotations
 
@@ -107,20 +109,6 @@ async def test_reject_refuses_a_busy_session(world: World) -> None:
     world.agent.release.set()
 
 
-async def test_interrupt_stops_the_running_run_and_goes_first(world: World) -> None:
-    runs = world.runs()
-    held = await start(runs, "hold")
-    await world.agent.holding.wait()
-    queued = await start(runs, "later")
-    urgent = await start(runs, "now", strategy="interrupt")
-    done = await runs.wait(urgent)
-    assert done.status is RunStatus.DONE
-    stopped = await runs.get(APP, USER, SESSION, held.run_id)
-    assert stopped.status is RunStatus.CANCELLED and stopped.cancel is CancelRequest.INTERRUPT
-    await runs.wait(queued)
-    assert await world.texts() == ["hold", "holding", "now", "echo: now", "later", "echo: later"]
-
-
 async def test_rollback_also_rewinds_the_stopped_run_away(world: World) -> None:
     runs = world.runs()
     held = await start(runs, "hold")
@@ -132,20 +120,6 @@ async def test_rollback_also_rewinds_the_stopped_run_away(world: World) -> None:
     assert session is not None and session.state == {"turns": 1}  # the held turn is undone
     stopped = await runs.get(APP, USER, SESSION, held.run_id)
     assert stopped.cancel is CancelRequest.ROLLBACK
-
-
-async def test_cancel_a_pending_and_a_running_run(world: World) -> None:
-    runs = world.runs()
-    held = await start(runs, "hold")
-    queued = await start(runs, "never")
-    cancelled = await runs.cancel(APP, USER, SESSION, queued.run_id)
-    assert cancelled.status is RunStatus.CANCELLED and cancelled.started_at is None
-    await world.agent.holding.wait()
-    stopped = await runs.cancel(APP, USER, SESSION, held.run_id, wait=True)
-    assert stopped.status is RunStatus.CANCELLED and stopped.cancel is CancelRequest.CANCEL
-    assert await world.texts() == ["hold", "holding"]  # what it committed stays
-    after = await runs.wait(await start(runs, "next"))
-    assert after.status is RunStatus.DONE
 
 
 async def test_a_cancel_from_another_executor_stops_the_run(world: World) -> None:

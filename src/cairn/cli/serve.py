@@ -76,6 +76,17 @@ def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
             envvar="CAIRN_LEASE_TTL", help=LEASE_TTL_HELP + " [env: CAIRN_LEASE_TTL]",
         ),
         click.option(
+            "--executor", default=None, metavar="in-process|temporal://HOST:PORT[/NS]",
+            envvar="CAIRN_EXECUTOR",
+            help="Where runs execute: in this server's process (default), or on the Temporal "
+            "server's workers (`cairn worker`). [env: CAIRN_EXECUTOR]",
+        ),
+        click.option(
+            "--task-queue", default=None, metavar="QUEUE", envvar="CAIRN_TASK_QUEUE",
+            help="With a Temporal --executor: the task queue the workers poll (default "
+            "cairn-runs). [env: CAIRN_TASK_QUEUE]",
+        ),
+        click.option(
             "--workers", type=click.IntRange(min=1), default=1, show_default=True,
             help="Worker processes (they share the store: use a file or a database).",
         ),
@@ -175,6 +186,8 @@ def _serve(
     api_key: str | None,
     max_body_bytes: int | None,
     lease_ttl: float | None,
+    executor: str | None,
+    task_queue: str | None,
     workers: int,
     reload: bool,
     auto_create_session: bool,
@@ -210,6 +223,8 @@ def _serve(
         lease_ttl=lease_ttl,
         auto_create_session=auto_create_session,
         record_spans=record_spans,
+        executor=executor,
+        task_queue=task_queue,
     )
     os.environ.update({k: v for k, v in environment.items() if v is not None})
     for name in [k for k, v in environment.items() if v is None]:
@@ -325,6 +340,8 @@ def _environment(
     lease_ttl: float | None,
     auto_create_session: bool,
     record_spans: bool | None = None,
+    executor: str | None = None,
+    task_queue: str | None = None,
 ) -> dict[str, str | None]:
     """The ``CAIRN_*`` variables for ``app_from_env`` (None: unset it). Options that are not
     given leave their variable as the environment has it."""
@@ -350,6 +367,10 @@ def _environment(
         environment["CAIRN_AUTO_CREATE_SESSION"] = "1"
     if record_spans is not None:
         environment["CAIRN_RECORD_SPANS"] = "1" if record_spans else "0"
+    if executor is not None:
+        environment["CAIRN_EXECUTOR"] = executor
+    if task_queue is not None:
+        environment["CAIRN_TASK_QUEUE"] = task_queue
     return environment
 
 

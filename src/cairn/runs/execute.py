@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import inspect
 import logging
 import time
@@ -239,24 +238,7 @@ async def _settle(
         ended_at=time.time(),
         error=error,
     )
-    if settled is None:
-        return await _current(store, run)
-    if settled.webhook:
-        await _deliver_webhook(store, settled)
-    return settled
-
-
-async def _deliver_webhook(store: RunStore, run: StoredRun) -> None:
-    """Hand the run's end to ``cairn.runs.webhooks`` (which marks it delivered); without
-    that module the row keeps ``webhook_done=False`` for a delivery loop to find."""
-    try:
-        webhooks: Any = importlib.import_module("cairn.runs.webhooks")
-    except ImportError:
-        return
-    try:
-        await webhooks.deliver(store, run)
-    except Exception:
-        logger.warning("run %s: its webhook could not be delivered", run.run_id, exc_info=True)
+    return settled if settled is not None else await _current(store, run)
 
 
 def _error_json(error: BaseException) -> dict[str, Any]:

@@ -28,8 +28,16 @@ from cairn.runs.execute import RELEASED, execute_run
 from cairn.runs.executor import RunExecutor
 from cairn.runs.live import LiveRuns, RunKey
 from cairn.runs.request import RunRequest
+from cairn.runs.webhooks import deliver_run_webhook
 from cairn.sessions.base_session_service import BaseSessionService
-from cairn.sessions.lease import SessionLease, holder_is_gone, lease_holder
+from cairn.sessions.lease import (
+    SessionLease,
+    holder_is_gone,
+    holder_name,
+    lease_holder,
+    release_session,
+    take_session_over,
+)
 from cairn.sessions.run_store import CancelRequest, RunStatus, RunStore, StoredRun
 from cairn.sessions.uninterrupted import uninterrupted
 
@@ -100,6 +108,8 @@ class InProcessExecutor(RunExecutor):
         self._watcher: asyncio.Task[None] | None = None
         self._recovery: asyncio.Task[None] | None = None
         self._closing = False
+        self._deliveries: set[asyncio.Task[None]] = set()
+        """Webhook deliveries under way (a session's next run does not wait for them)."""
 
     # -- the seam ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -154,6 +164,7 @@ class InProcessExecutor(RunExecutor):
         tasks = [*self._running.values()]
         tasks += [q.worker for q in self._queues.values() if q.worker is not None]
         tasks += [t for t in (self._watcher, self._recovery) if t is not None]
+        tasks += [*self._deliveries]  # left undelivered: ``deliver_pending`` sends them later
         for task in tasks:
             task.cancel()
         if tasks:
@@ -317,7 +328,7 @@ class InProcessExecutor(RunExecutor):
                 await self._wait_for_earlier(run)
             runner = await self.runner_for(run.app_name)
             self._started[key] = RunRequest.from_json(run.request).continuing
-            await execute_run(
+            settled = await execute_run(
                 runner,
                 self.store,
                 run,
@@ -327,9 +338,14 @@ class InProcessExecutor(RunExecutor):
                 on_failure=failure.append,
                 stopping=lambda: self._closing,
             )
+            self._deliver(settled)
         except asyncio.CancelledError:
             if self._closing:
                 await uninterrupted(self._give_back(run))
+            else:
+                current = await uninterrupted(self.store.get_run(*key))
+                if current is not None:
+                    self._deliver(current)
         except Exception as error:  # the app cannot be loaded, the store is unreachable
             logger.exception("run %s could not be executed", run.run_id)
             failure.append(error)
@@ -401,7 +417,9 @@ class InProcessExecutor(RunExecutor):
         holding its lease; None when it is free."""
         queue = self._queue_of(run.key)
         if queue is not None and (queue.waiting or queue.worker is not None):
-            return next(iter(queue.waiting)).run.run_id if queue.waiting else "a run here"
+            running = [key[3] for key in self._running if key[:3] == run.key]
+            queued = [queued.run.run_id for queued in queue.waiting]
+            return next(iter(running + queued), "a run here")
         active = await self.store.list_runs(
             *run.key, statuses={RunStatus.PENDING, RunStatus.RUNNING}, limit=2
         )
@@ -412,13 +430,7 @@ class InProcessExecutor(RunExecutor):
         got = await self._acquire(run, probe)
         if isinstance(got, str):
             return got or None
-        await self.sessions.release_session_lease(
-            app_name=run.app_name,
-            user_id=run.user_id,
-            session_id=run.session_id,
-            holder=probe,
-            generation=got.generation,
-        )
+        await self._release(run, probe, got)
         return None
 
     async def _stop_session(self, run: StoredRun, how: CancelRequest) -> str | None:
@@ -436,18 +448,48 @@ class InProcessExecutor(RunExecutor):
         it back: that invocation's next append is refused, so it stops there."""
         taker = lease_holder(f"cancel-{run.run_id}")
         got = await self._acquire(run, taker)
-        if isinstance(got, str):
-            if not got.startswith(f"{run.run_id}@"):
-                return  # the run holds no lease (between steps, or it has ended)
-            got = await self._acquire(run, taker, replacing=got)
-        if isinstance(got, SessionLease):
-            await self.sessions.release_session_lease(
-                app_name=run.app_name,
-                user_id=run.user_id,
-                session_id=run.session_id,
-                holder=taker,
-                generation=got.generation,
-            )
+        if isinstance(got, SessionLease):  # the run holds no lease (between steps, or ended)
+            await self._release(run, taker, got)
+            return
+        if holder_name(got) != run.run_id:
+            return  # another invocation holds the session: not the run's to stop
+        taken = await take_session_over(
+            self.sessions,
+            app_name=run.app_name,
+            user_id=run.user_id,
+            session_id=run.session_id,
+            holder=taker,
+            ttl=self.lease_ttl,
+            interrupting=got,
+        )
+        if taken is not None:
+            await release_session(self.sessions, taken)
+
+    async def _release(self, run: StoredRun, holder: str, lease: SessionLease) -> None:
+        await self.sessions.release_session_lease(
+            app_name=run.app_name,
+            user_id=run.user_id,
+            session_id=run.session_id,
+            holder=holder,
+            generation=lease.generation,
+        )
+
+    def _deliver(self, run: StoredRun) -> None:
+        """Call the webhook of a run this executor settled, in a task of its own (the
+        session's next run does not wait for the receiver)."""
+        if not run.webhook or run.webhook_done or run.owner != self.owner:
+            return
+        if not (run.status.ended or run.status is RunStatus.PAUSED):
+            return
+        task = asyncio.create_task(self._deliver_webhook(run))
+        self._deliveries.add(task)
+        task.add_done_callback(self._deliveries.discard)
+
+    async def _deliver_webhook(self, run: StoredRun) -> None:
+        try:
+            await deliver_run_webhook(self.store, run)
+        except Exception:  # the store is unreachable: ``deliver_pending`` retries at start
+            logger.warning("run %s: its webhook could not be delivered", run.run_id, exc_info=True)
 
     async def _acquire(
         self, run: StoredRun, holder: str, *, replacing: str | None = None

@@ -33,6 +33,7 @@ from typing import Any
 import httpx2
 
 from cairn.errors import CairnError, InputValidationError
+from cairn.runs.view import run_json
 from cairn.sessions.run_store import RunStatus, RunStore, StoredRun
 from cairn.version import __version__
 
@@ -165,26 +166,6 @@ def _where(url: str) -> str:
 def webhook_event(run: StoredRun) -> str:
     """The ``Cairn-Event`` of the run's current status: ``run.done``, ``run.paused``, ..."""
     return f"run.{run.status.value}"
-
-
-def run_json(run: StoredRun) -> dict[str, Any]:
-    """The run as the HTTP API shows it (camelCase): ids, status, times, error and metadata.
-    What was asked (the request), who executes it and where its webhook goes stay out."""
-    return {
-        "appName": run.app_name,
-        "userId": run.user_id,
-        "sessionId": run.session_id,
-        "runId": run.run_id,
-        "status": run.status.value,
-        "multitaskStrategy": run.strategy,
-        "createdAt": run.created_at,
-        "startedAt": run.started_at,
-        "endedAt": run.ended_at,
-        "attempts": run.attempts,
-        "cancel": None if run.cancel is None else run.cancel.value,
-        "error": run.error,
-        "metadata": run.metadata,
-    }
 
 
 def delivery_id(run: StoredRun) -> str:
@@ -321,7 +302,9 @@ async def deliver_webhook(
     except WebhookUrlError as exc:
         logger.warning("webhook of run %s not sent: %s", run.run_id, exc)
         return outcome(0, None, str(exc))
-    body = json.dumps(run_json(run), separators=(",", ":"), ensure_ascii=False).encode()
+    body = json.dumps(
+        run_json(run, private=False), separators=(",", ":"), ensure_ascii=False
+    ).encode()
     headers = {
         "Content-Type": "application/json",
         "User-Agent": f"cairn-webhooks/{__version__}",

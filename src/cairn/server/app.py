@@ -37,6 +37,7 @@ from cairn.server.routes import (
     run,
     running,
     runs,
+    schedules,
     sessions,
     traces,
 )
@@ -83,6 +84,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
             await context.runs.executor.start()  # takes over runs whose process died
+            await context.schedules.start()  # fires schedules; delivers pending webhooks
             yield
         finally:
             await context.close()
@@ -113,6 +115,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
         interrupts,
         running,
         runs,
+        schedules,
         traces,
     ):
         app.include_router(module.router)

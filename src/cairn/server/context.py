@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +16,7 @@ from cairn.runners.runner import Runner
 from cairn.runs.service import Runs
 from cairn.server.invocations import Invocation, RunningInvocations, SessionKey
 from cairn.server.registry import AppRegistry
+from cairn.server.schedules import ServerSchedules
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
 from cairn.sessions.base_session_service import BaseSessionService
@@ -43,6 +45,11 @@ class ServerContext:
     """Where recorded spans are read (None: the session store keeps none)."""
     recorder: SpanRecorder | None = None
     """What writes finished spans into ``spans`` (None: not recording)."""
+
+    @functools.cached_property
+    def schedules(self) -> ServerSchedules:
+        """The cron schedules of the store, fired where ``runs`` execute."""
+        return ServerSchedules(self.runs)
 
     @property
     def sessions(self) -> BaseSessionService:
@@ -96,6 +103,7 @@ class ServerContext:
         await asyncio.gather(*running, return_exceptions=True)
 
     async def close(self) -> None:
+        await self.schedules.close()
         await self.runs.executor.close()
         await self.end_invocations()
         if self.recorder is not None:

@@ -23,6 +23,7 @@ from cairn.errors import (
     AlreadyExistsError,
     CairnError,
     EventNotFoundError,
+    InputValidationError,
     InterruptNotPendingError,
     InvalidAnswerError,
     InvalidCursorError,
@@ -97,6 +98,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (AuthenticationError, 401),
     (PermissionDeniedError, 403),
     (InvalidIdError, 422),
+    (InputValidationError, 422),  # InvalidScheduleError, WebhookUrlError, ...
 ]
 
 

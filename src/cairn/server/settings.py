@@ -10,8 +10,10 @@ from pathlib import Path
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_LEASE_TTL = 30.0
-EXECUTORS = ("in-process", "temporal")
-"""Where runs execute (``cairn.runs.executor``): in the server's process, or on Temporal."""
+IN_PROCESS = "in-process"
+TEMPORAL_SCHEME = "temporal://"
+"""Where runs execute (``cairn.runs.executor``): ``in-process`` (the server's process), or
+``temporal://HOST:PORT[/NAMESPACE]`` (Temporal's workers)."""
 _HMAC = ("HS256", "HS384", "HS512")
 
 
@@ -138,9 +140,12 @@ class ServerSettings:
     record_spans: bool | None = None
     """Write finished spans into the session store (``cairn.sessions.span_recorder``), for
     the Trace tab and the trace routes. None: when the dev UI is served (``web``)."""
-    executor: str = "in-process"
+    executor: str = IN_PROCESS
     """Where runs execute: ``in-process`` (this server's process, one session's runs one
-    after another) or ``temporal`` (Temporal's workers, ``cairn worker``)."""
+    after another) or ``temporal://HOST:PORT[/NAMESPACE]`` (that Temporal server's workers,
+    ``cairn worker``)."""
+    task_queue: str | None = None
+    """With a Temporal executor: the task queue its workers poll (None: ``cairn-runs``)."""
 
     @property
     def records_spans(self) -> bool:
@@ -154,10 +159,10 @@ class ServerSettings:
             raise ValueError(
                 f"lease_ttl must be a positive number of seconds; got {self.lease_ttl}"
             )
-        if self.executor not in EXECUTORS:
+        if self.executor != IN_PROCESS and not self.executor.startswith(TEMPORAL_SCHEME):
             raise ValueError(
-                f"there is no run executor {self.executor!r}; use one of "
-                f"{', '.join(EXECUTORS)} (CAIRN_EXECUTOR)"
+                f"there is no run executor {self.executor!r}; use {IN_PROCESS} or "
+                "temporal://HOST:PORT[/NAMESPACE] (--executor, CAIRN_EXECUTOR)"
             )
         if self.api_key == "":
             raise ValueError("api_key must not be empty; pass None to serve without a key")
@@ -204,7 +209,8 @@ class ServerSettings:
             record_spans=_flag(env["CAIRN_RECORD_SPANS"])
             if env.get("CAIRN_RECORD_SPANS")
             else None,
-            executor=env.get("CAIRN_EXECUTOR") or "in-process",
+            executor=env.get("CAIRN_EXECUTOR") or IN_PROCESS,
+            task_queue=env.get("CAIRN_TASK_QUEUE") or None,
         )
 
 

@@ -21,6 +21,8 @@ from cairn.cli._loading import load_target
 from cairn.errors import AlreadyExistsError
 from cairn.events.event import Event
 from cairn.runners.runner import Runner
+from cairn.runs.executor import RunExecutor
+from cairn.runs.in_process import InProcessExecutor
 from cairn.runs.temporal import RunPolicy, TemporalExecutor, run_worker
 from cairn.runs.temporal.target import connect
 from cairn.sessions.database_session_service import DatabaseSessionService
@@ -48,34 +50,47 @@ class Harness:
     task_queue: str
     gates: asyncpg.Connection
     policy: RunPolicy = FAST
+    kind: str = "temporal"
+    """The executor: ``temporal`` (workers on the task queue) or ``in-process``."""
 
     def __post_init__(self) -> None:
         self._gates_lock = asyncio.Lock()  # one statement at a time on the test's connection
         self.runs = run_store_for(self.store)
+        self.runner = Runner(
+            app_name=APP, agent=load_target(RECORDER).agent, session_service=self.store
+        )
+        self.executor: RunExecutor
+        if self.kind == "in-process":
+            self.executor = InProcessExecutor(self.runs, self.store, self._runner_for)
+            return
         target = self.client.service_client.config.target_host
-        self.executor = TemporalExecutor(
+        self.temporal = TemporalExecutor(
             self.runs,
             f"temporal://{target}",
             task_queue=self.task_queue,
             policy=self.policy,
             client=self.client,
         )
-        self.runner = Runner(
-            app_name=APP, agent=load_target(RECORDER).agent, session_service=self.store
-        )
+        self.executor = self.temporal
+
+    async def _runner_for(self, app_name: str) -> Runner:
+        assert app_name == APP
+        return self.runner
 
     @contextlib.asynccontextmanager
     async def worker(self, *, own_client: bool = False) -> AsyncIterator[None]:
         """A worker in this process polling the task queue (with a client of its own: the
-        SDK allows one worker per client and task queue)."""
-        client = await connect(self.executor.target) if own_client else self.client
-
-        async def runner_for(app_name: str) -> Runner:
-            assert app_name == APP
-            return self.runner
-
+        SDK allows one worker per client and task queue); in-process, the executor itself,
+        closed at the end."""
+        if self.kind == "in-process":
+            try:
+                yield
+            finally:
+                await self.executor.close()
+            return
+        client = await connect(self.temporal.target) if own_client else self.client
         async with run_worker(
-            client, self.store, runner_for, task_queue=self.task_queue, policy=self.policy
+            client, self.store, self._runner_for, task_queue=self.task_queue, policy=self.policy
         ):
             yield
 

@@ -53,7 +53,7 @@ async def fired(harness: Harness, schedule_id: str, count: int) -> list[StoredRu
 async def test_a_schedule_fires_runs_into_its_session(harness: Harness, session_id: str) -> None:
     await harness.store.create_session(app_name=APP, user_id=USER, session_id=session_id)
     stored = await harness.runs.create_schedule(schedule("weekly", session_id))
-    schedules = harness.executor.schedules
+    schedules = harness.temporal.schedules
     await schedules.create(stored)
     handle: ScheduleHandle = harness.client.get_schedule_handle("cairn-schedule/recorder/u/weekly")
     described = await handle.describe()
@@ -86,24 +86,24 @@ async def test_a_schedule_without_a_session_starts_each_run_in_a_new_one(
     harness: Harness,
 ) -> None:
     stored = await harness.runs.create_schedule(schedule("fresh", None))
-    await harness.executor.schedules.create(stored)
+    await harness.temporal.schedules.create(stored)
     async with harness.worker():
-        await harness.executor.schedules.trigger(APP, USER, "fresh")
+        await harness.temporal.schedules.trigger(APP, USER, "fresh")
         await fired(harness, "fresh", 1)  # (two firings in one second would be one)
-        await harness.executor.schedules.trigger(APP, USER, "fresh")
+        await harness.temporal.schedules.trigger(APP, USER, "fresh")
         runs = await fired(harness, "fresh", 2)
     assert len({run.session_id for run in runs}) == 2
     assert {run.status for run in runs} == {RunStatus.DONE}
-    await harness.executor.schedules.delete(APP, USER, "fresh")
+    await harness.temporal.schedules.delete(APP, USER, "fresh")
 
 
 async def test_a_deleted_schedule_fires_no_run(harness: Harness) -> None:
     stored = await harness.runs.create_schedule(schedule("gone", None))
-    await harness.executor.schedules.create(stored)
+    await harness.temporal.schedules.create(stored)
     await harness.runs.delete_schedule(APP, USER, "gone")  # its row went first
     handle = harness.client.get_schedule_handle("cairn-schedule/recorder/u/gone")
     async with harness.worker():
-        await harness.executor.schedules.trigger(APP, USER, "gone")
+        await harness.temporal.schedules.trigger(APP, USER, "gone")
 
         async def fired_once() -> bool:
             return (await handle.describe()).info.num_actions >= 1

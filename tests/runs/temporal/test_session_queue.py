@@ -1,125 +1,14 @@
-"""A session's runs on Temporal: one after another in arrival order, and the strategies
-(reject, interrupt, rollback) and cancel, against a real dev server and PostgreSQL."""
+"""A session's runs on Temporal: what only Temporal does (several workers share a task
+queue). What both executors do is in test_executor_contract.py."""
 
 from __future__ import annotations
 
 import pytest
-from tests.runs.temporal.harness import Harness, invocation_order, texts
+from tests.runs.temporal.harness import Harness, invocation_order
 
-from cairn.errors import SessionBusyError
-from cairn.sessions.run_store import CancelRequest, RunStatus
+from cairn.sessions.run_store import RunStatus
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-async def test_runs_of_a_session_run_one_after_another_in_arrival_order(
-    harness: Harness, session_id: str
-) -> None:
-    other = session_id + "-other"
-    async with harness.worker():
-        await harness.hold("model", session_id)  # the first run waits inside its model call
-        first = await harness.submit(session_id, note=session_id)
-        queued = [await harness.submit(session_id) for _ in range(6)]
-        beside = [await harness.submit(other) for _ in range(3)]
-        await harness.wait_step("model", session_id)
-        view = await harness.executor.queue("recorder", "u", session_id)
-        assert view.running == first.run_id
-        assert view.queued == [run.run_id for run in queued]
-        for run in beside:  # another session's runs do not wait for this one's
-            assert (await harness.settled(run)).status is RunStatus.DONE
-        await harness.release("model", session_id)
-        for run in [first, *queued]:
-            assert (await harness.settled(run)).status is RunStatus.DONE
-    events = await harness.events(session_id)
-    assert invocation_order(events) == [run.run_id for run in [first, *queued]]
-    for run, note in [(first, session_id), *[(run, run.run_id) for run in queued]]:
-        assert len(await harness.steps("tool", note)) == 1
-        assert texts(events, run.run_id)[-1] == f"recorded {note}"
-    assert invocation_order(await harness.events(other)) == [run.run_id for run in beside]
-
-
-async def test_reject_refuses_a_run_while_the_session_is_busy(
-    harness: Harness, session_id: str
-) -> None:
-    async with harness.worker():
-        await harness.hold("tool", session_id)
-        busy = await harness.submit(session_id, note=session_id)
-        await harness.wait_step("tool", session_id)
-        with pytest.raises(SessionBusyError) as refused:
-            await harness.submit(session_id, strategy="reject")
-        assert busy.run_id in str(refused.value)
-        [rejected] = [
-            run
-            for run in await harness.runs.list_runs("recorder", "u", session_id)
-            if run.strategy == "reject"
-        ]
-        assert rejected.status is RunStatus.CANCELLED
-        await harness.release("tool", session_id)
-        assert (await harness.settled(busy)).status is RunStatus.DONE
-        accepted = await harness.submit(session_id, strategy="reject")  # free again
-        assert (await harness.settled(accepted)).status is RunStatus.DONE
-    assert invocation_order(await harness.events(session_id)) == [busy.run_id, accepted.run_id]
-
-
-async def test_interrupt_stops_the_running_run_and_runs_before_the_queued_ones(
-    harness: Harness, session_id: str
-) -> None:
-    async with harness.worker():
-        await harness.hold("model", session_id)
-        stopped = await harness.submit(session_id, note=session_id)
-        await harness.wait_step("model", session_id)
-        waiting = await harness.submit(session_id)
-        urgent = await harness.submit(session_id, strategy="interrupt")
-        ended = await harness.settled(stopped)
-        assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.INTERRUPT
-        assert (await harness.settled(urgent)).status is RunStatus.DONE
-        assert (await harness.settled(waiting)).status is RunStatus.DONE
-        await harness.release("model", session_id)
-    events = await harness.events(session_id)
-    # What the stopped run committed (its message) stays; the interrupting run came next.
-    assert invocation_order(events) == [stopped.run_id, urgent.run_id, waiting.run_id]
-    assert texts(events, stopped.run_id) == [session_id]
-    assert await harness.steps("tool", session_id) == []
-
-
-async def test_rollback_rewinds_the_stopped_run_away_before_running(
-    harness: Harness, session_id: str
-) -> None:
-    async with harness.worker():
-        await harness.hold("model", session_id)
-        stopped = await harness.submit(session_id, note=session_id)
-        await harness.wait_step("model", session_id)
-        instead = await harness.submit(session_id, strategy="rollback")
-        ended = await harness.settled(stopped)
-        assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.ROLLBACK
-        assert (await harness.settled(instead)).status is RunStatus.DONE
-        await harness.release("model", session_id)
-        assert (await harness.row(instead)).request["rewindBefore"] == stopped.run_id
-    events = await harness.events(session_id)
-    [rewind] = [e for e in events if e.actions.rewind_before_invocation_id]
-    assert rewind.actions.rewind_before_invocation_id == stopped.run_id
-    assert await harness.runner.list_pending_interrupts(user_id="u", session_id=session_id) == []
-    assert texts(events, instead.run_id)[-1] == f"recorded {instead.run_id}"
-
-
-async def test_cancel_stops_a_running_run_and_drops_a_queued_one(
-    harness: Harness, session_id: str
-) -> None:
-    async with harness.worker():
-        await harness.hold("model", session_id)
-        running = await harness.submit(session_id, note=session_id)
-        await harness.wait_step("model", session_id)
-        queued = await harness.submit(session_id)
-        after = await harness.submit(session_id)
-        await harness.executor.cancel(queued, CancelRequest.CANCEL)
-        await harness.executor.cancel(running, CancelRequest.CANCEL)
-        ended = await harness.settled(running)
-        assert ended.status is RunStatus.CANCELLED and ended.cancel is CancelRequest.CANCEL
-        assert (await harness.settled(after)).status is RunStatus.DONE
-        dropped = await harness.row(queued)
-        assert dropped.status is RunStatus.CANCELLED and dropped.attempts == 0
-        await harness.release("model", session_id)
-    assert invocation_order(await harness.events(session_id)) == [running.run_id, after.run_id]
 
 
 async def test_two_workers_share_the_queue_and_keep_each_sessions_order(

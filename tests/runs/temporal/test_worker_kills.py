@@ -56,7 +56,7 @@ class Workers:
         self._lock = asyncio.Lock()
 
     async def spawn(self) -> None:
-        target = str(self.harness.executor.target)
+        target = str(self.harness.temporal.target)
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(SRC), str(SRC.parent)]),

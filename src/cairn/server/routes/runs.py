@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.responses import Response, StreamingResponse
 
 from cairn.agents.run_config import MultitaskStrategy
+from cairn.runs import view
 from cairn.runs.service import Runs
 from cairn.server.access import check_state_writes
 from cairn.server.auth import Caller
@@ -46,25 +47,7 @@ Limit = Annotated[int, Query(ge=1, le=MAX_RUNS_PER_READ)]
 
 def run_json(run: StoredRun, runs: Runs) -> dict[str, Any]:
     """A run as clients get it (``RunJSON``; who executes it is named, not its host)."""
-    data: dict[str, Any] = {
-        "appName": run.app_name,
-        "userId": run.user_id,
-        "sessionId": run.session_id,
-        "runId": run.run_id,
-        "status": run.status.value,
-        "strategy": run.strategy,
-        "executor": runs.executor.name,
-        "request": run.request,
-        "createdAt": run.created_at,
-        "startedAt": run.started_at,
-        "endedAt": run.ended_at,
-        "cancel": run.cancel.value if run.cancel is not None else None,
-        "error": run.error,
-        "attempts": run.attempts,
-        "webhook": run.webhook,
-        "metadata": run.metadata,
-    }
-    return {key: value for key, value in data.items() if value is not None}
+    return view.run_json(run, executor=runs.executor.name)
 
 
 def _accepted(model: Any, *statuses: int) -> Responses:
