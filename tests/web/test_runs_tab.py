@@ -55,16 +55,19 @@ def test_a_background_run_is_listed_ends_done_and_a_queued_one_is_cancelled(
     expect(queued).to_have_attribute("data-status", "pending")
     expect(queued.locator(".run-badge")).to_have_text("pending")
     expect(queued).to_contain_text(str(second))
+    expect(page.locator("#runs-active")).to_have_text("2")  # beside the tab's name
     screenshot(page, "runs-queued")
     queued.locator(".run-cancel").click()
     expect(queued).to_have_attribute("data-status", "cancelled")
     expect(queued.locator(".run-cancel")).to_have_count(0)
+    expect(page.locator("#runs-active")).to_have_text("1")
 
     # The first ends once released: the list, read again while it runs, says done.
     running = runs.nth(1)
     expect(running.locator(".run-cancel")).to_be_visible()
     first.touch()
     expect(running).to_have_attribute("data-status", "done")
+    expect(page.locator("#runs-active")).to_have_text("")
     expect(running).to_contain_text("started")
     expect(running).to_contain_text("ended")
     expect(page.locator(".msg.agent .bubble").last).to_have_text("released")

@@ -523,6 +523,7 @@ const artifactsView = artifactsTab({ root: $("artifacts-view"), context: () => (
 
 const runsView = runsTab({
   root: $("runs-view"),
+  count: $("runs-active"),
   context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId }),
   select: selectRun,
   fail,

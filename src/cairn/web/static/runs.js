@@ -17,11 +17,12 @@ function seconds(from, to) {
 }
 
 /**
- * runsTab({root, context, select, fail, toast, changed}): `context()` names the session
+ * runsTab({root, count, context, select, fail, toast, changed}): `count` shows how many
+ * runs are pending or running (beside the tab's name); `context()` names the session
  * ({app, user, sessionId}); `select(runId)` shows its invocation in the timeline;
  * `changed()` is called when a run has ended since the last read (the session moved on).
  */
-export function runsTab({ root, context, select, fail, toast, changed }) {
+export function runsTab({ root, count, context, select, fail, toast, changed }) {
   let runs = [];
   let timer = null;
   let reading = null;
@@ -95,6 +96,8 @@ export function runsTab({ root, context, select, fail, toast, changed }) {
   }
 
   function render() {
+    const active = runs.filter((r) => ACTIVE.has(r.status)).length;
+    count.textContent = active ? String(active) : "";
     if (!shown) return;
     if (!context().sessionId) return root.replaceChildren(h("div", { class: "empty small" }, "Pick a session to see its runs."));
     if (!runs.length) return root.replaceChildren(h("div", { class: "empty small" }, "No runs yet."));
