@@ -25,7 +25,8 @@ function seconds(from, to) {
 export function runsTab({ root, count, context, select, fail, toast, changed }) {
   let runs = [];
   let timer = null;
-  let reading = null;
+  let reading = null; // the list being read, of session readingFor
+  let readingFor = null;
   let shown = false;
 
   async function refresh() {
@@ -36,11 +37,12 @@ export function runsTab({ root, count, context, select, fail, toast, changed }) 
       runs = [];
       return render();
     }
-    if (reading) return reading;
+    if (reading) return readingFor === sessionId ? reading : reading.then(refresh);
+    readingFor = sessionId;
     reading = (async () => {
       try {
         const page = await api.runs(app, user, sessionId);
-        if (sessionId !== context().sessionId) return;
+        if (sessionId !== context().sessionId) return; // another session's turn: refresh reads it
         const wereActive = new Set(runs.filter((r) => ACTIVE.has(r.status)).map((r) => r.runId));
         runs = page.runs;
         if (runs.some((r) => wereActive.has(r.runId) && !ACTIVE.has(r.status))) changed();
