@@ -241,7 +241,7 @@ async function selectSession(sessionId) {
   timeline.sessionChanged();
   writeHash();
   evalView.sessionChanged();
-  runsView.refresh();
+  runsView.sessionChanged();
   for (const item of document.querySelectorAll(".session-item")) {
     item.classList.toggle("active", item.dataset.sessionId === sessionId);
   }

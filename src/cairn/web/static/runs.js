@@ -112,7 +112,15 @@ export function runsTab({ root, count, context, select, fail, toast, changed }) 
       shown = visible;
       if (visible) refresh();
     },
-    /** Read the list again (a run was started, the session changed); polls while one is active. */
+    /** Another session is open: its list is read if the tab is shown (or a run is started). */
+    sessionChanged() {
+      runs = [];
+      count.textContent = "";
+      clearTimeout(timer);
+      timer = null;
+      if (shown) refresh();
+    },
+    /** Read the list again (a run was started); polls while one is active. */
     refresh,
   };
 }
