@@ -34,6 +34,7 @@ def test_every_command_is_listed() -> None:
         "info",
         "migrate",
         "run",
+        "runs",
         "sessions",
         "verify",
         "web",
@@ -44,6 +45,11 @@ def test_every_command_is_listed() -> None:
         ("show",),
         ("export",),
         ("import",),
+    }
+    assert {path[1] for path in COMMANDS if path[0] == "runs" and len(path) == 2} == {
+        "list",
+        "show",
+        "cancel",
     }
     assert {path[1] for path in COMMANDS if path[0] == "eval" and len(path) == 2} == {
         "run",

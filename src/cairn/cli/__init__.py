@@ -36,6 +36,10 @@ COMMANDS = {
     "run": LazyCommand(
         "cairn.cli.run:run", "Talk to the agent or workflow defined in PATH, in this terminal."
     ),
+    "runs": LazyCommand(
+        "cairn.cli.runs:runs",
+        "List, show and cancel the runs of a session (its invocations with a lifecycle).",
+    ),
     "sessions": LazyCommand(
         "cairn.cli.sessions:sessions", "List, show, export and import the sessions of a store."
     ),

@@ -16,16 +16,18 @@ from rich.console import Console
 from rich.text import Text
 from rich.traceback import Traceback
 
-from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.agents.run_config import MultitaskStrategy, RunConfig, StreamingMode
 from cairn.cli._errors import EXIT_AGENT_FAILED, EXIT_OK, CommandError, refused_code
 from cairn.cli._prompts import ContinueInvocation, Quit, Reply, Terminal, ask, response_for
 from cairn.cli._render import VERBOSE_HINT, EventPrinter, compact, print_error, show_interrupt
 from cairn.cli._replay import Answer, AnswerItem, Continue, Say, Turn
 from cairn.cli._run_log import RunLog
-from cairn.errors import CairnError
+from cairn.errors import CairnError, SessionBusyError
 from cairn.events.interrupts import Interrupt
 from cairn.runners.runner import Runner
 from cairn.sessions.config import GetSessionConfig
+from cairn.sessions.lease import holder_name
+from cairn.sessions.run_store import RunStatus, run_store_for
 
 COMMANDS = {
     "/pending": "list the pending interrupts",
@@ -80,16 +82,22 @@ class Chat:
     async def send(
         self, message: types.Content | None = None, *, invocation_id: str | None = None
     ) -> int | None:
-        """Run one invocation and print its events; the exit code of a failure, or None."""
+        """Run one invocation and print its events; the exit code of a failure, or None.
+
+        A session busy with another invocation (another process, a server's run) is said
+        so, with how many wait before this one, and then waited for in line."""
+        queueing = self.runner.multitask_strategy is MultitaskStrategy.ENQUEUE
+        first = self.run_config
+        if queueing:  # ask for the session without waiting first, to tell the user if not
+            first = first.model_copy(update={"multitask_strategy": MultitaskStrategy.REJECT})
         try:
-            async for event in self.runner.run_async(
-                user_id=self.user_id,
-                session_id=self.session_id,
-                new_message=message,
-                invocation_id=invocation_id,
-                run_config=self.run_config,
-            ):
-                self.printer.show(event)
+            try:
+                await self._invoke(message, invocation_id, first)
+            except SessionBusyError as busy:
+                if not queueing:
+                    raise
+                await self._say_queued(busy)
+                await self._invoke(message, invocation_id, self.run_config)
         except CairnError as exc:
             self.printer.end_run()
             print_error(self.console, f"error: {exc}")
@@ -104,6 +112,46 @@ class Chat:
             return EXIT_AGENT_FAILED
         self.printer.end_run()
         return None
+
+    async def _invoke(
+        self, message: types.Content | None, invocation_id: str | None, run_config: RunConfig
+    ) -> None:
+        async for event in self.runner.run_async(
+            user_id=self.user_id,
+            session_id=self.session_id,
+            new_message=message,
+            invocation_id=invocation_id,
+            run_config=run_config,
+        ):
+            self.printer.show(event)
+
+    async def _say_queued(self, busy: SessionBusyError) -> None:
+        """Tell the user the message waits its turn: behind the running invocation, the
+        callers of this process ahead of it and the runs a server has queued."""
+        queued = 0
+        try:
+            rows = run_store_for(self.runner.session_service)
+        except TypeError:
+            rows = None  # a store without runs: only this process's line is known
+        if rows is not None:
+            queued = len(
+                await rows.list_runs(
+                    self.runner.app_name,
+                    self.user_id,
+                    self.session_id,
+                    statuses={RunStatus.PENDING},
+                )
+            )
+        behind = 1 + busy.ahead + queued
+        running = f"invocation {holder_name(busy.holder)}" if busy.holder else "another invocation"
+        self.console.print(
+            Text(
+                f"the session is busy ({running} is running): your message is queued behind "
+                f"{behind} run(s) and starts when they end (Ctrl-C gives up; "
+                f"`cairn runs list {self.session_id}` lists them)",
+                style="yellow",
+            )
+        )
 
     async def show_transcript(self, limit: int) -> None:
         """The session's last ``limit`` events, as the run printed them, before going on."""

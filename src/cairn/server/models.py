@@ -106,6 +106,19 @@ class CreateRunRequest(Body):
     continues one. ``webhook`` is called when it ends or pauses; ``metadata`` is kept as
     given."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"newMessage": {"role": "user", "parts": [{"text": "summarise my inbox"}]}},
+                {
+                    "newMessage": {"parts": [{"text": "and now the calendar"}]},
+                    "multitaskStrategy": "reject",
+                    "webhook": "https://example.com/hooks/cairn",
+                    "metadata": {"ticket": "T-42"},
+                },
+            ]
+        }
+    )
     new_message: NewMessageJSON | None = None
     state_delta: dict[str, Any] | None = None
     invocation_id: str | None = None
@@ -341,9 +354,33 @@ class StoppedInvocation(Reply):
     stopped: bool
 
 
+RUN_EXAMPLE: dict[str, Any] = {
+    "appName": "assistant",
+    "userId": "ann",
+    "sessionId": "5f0c1e9a",
+    "runId": "e-3b1d0c9a-8f2e-4c1b-9a7d-2e6f0b1c4d5e",
+    "status": "done",
+    "strategy": "enqueue",
+    "executor": "in-process",
+    "request": {
+        "newMessage": {"role": "user", "parts": [{"text": "summarise my inbox"}]},
+        "continuing": False,
+        "streaming": False,
+    },
+    "createdAt": 1796600000.25,
+    "startedAt": 1796600000.31,
+    "endedAt": 1796600004.9,
+    "attempts": 1,
+    "metadata": {},
+}
+"""A run as the run routes answer it (the OpenAPI document's example)."""
+
+
 class RunJSON(Reply):
     """A run: its id (its invocation's), where it is in its lifecycle, how it was asked for
     and how it ended. Times are seconds since the epoch."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [RUN_EXAMPLE]})
 
     app_name: str
     user_id: str
@@ -366,6 +403,10 @@ class RunJSON(Reply):
 
 class RunsPageJSON(Reply):
     """Runs, newest first; ``nextCursor`` reads the next (older) page."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"runs": [RUN_EXAMPLE], "nextCursor": None}]}
+    )
 
     runs: list[RunJSON]
     next_cursor: str | None = None

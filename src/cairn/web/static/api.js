@@ -72,32 +72,34 @@ async function request(method, path, body) {
 }
 
 /**
- * POST a body and call onEvent(event) for each `data:` item of the
- * text/event-stream answer, as it arrives. Resolves when the stream ends;
- * rejects on an HTTP error or on a `{"error": ...}` item.
+ * POST a body (GET without one) and call onEvent(event, name) for each `data:` item of
+ * the text/event-stream answer, as it arrives (`name`: its `event:` line, "message" if
+ * none). Resolves when the stream ends; rejects on an HTTP error or on a `{"error": ...}` item.
  */
 async function stream(path, body, onEvent, signal) {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-    body: JSON.stringify(body),
-    signal,
-  });
+  const init = { method: "GET", headers: headers({ Accept: "text/event-stream" }), signal };
+  if (body !== undefined) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
   if (!response.ok) throw await failure(response);
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
   let streamError = null;
   const flush = (block) => {
-    const data = block
-      .split(/\r?\n/)
+    const lines = block.split(/\r?\n/);
+    const name = lines.find((line) => line.startsWith("event:"))?.slice(6).trim() || "message";
+    const data = lines
       .filter((line) => line.startsWith("data:"))
       .map((line) => line.slice(5).replace(/^ /, ""))
       .join("\n");
     if (!data) return;
     const item = JSON.parse(data);
     if (item && typeof item.error === "string" && !item.id) streamError = new ApiError(500, item.error);
-    else onEvent(item);
+    else onEvent(item, name);
   };
   for (;;) {
     const { value, done } = await reader.read();
@@ -163,8 +165,17 @@ export const api = {
     request("POST", `${cairnSession(app, user, sid)}/artifacts`, { filename, artifact }),
   runningInvocations: async (app, user, sid) =>
     (await request("GET", `${cairnSession(app, user, sid)}/invocations/running`)).invocationIds,
-  stop: (app, user, sid, inv) =>
-    request("POST", `${cairnSession(app, user, sid)}/invocations/${enc(inv)}/stop`),
+  // Runs (docs/runs.md): started in the background, listed, cancelled, rejoined.
+  runs: (app, user, sid, limit = 50) =>
+    request("GET", `${cairnSession(app, user, sid)}/runs?limit=${limit}`),
+  activeRuns: async (app, user, sid) =>
+    (await request("GET", `${cairnSession(app, user, sid)}/runs?status=pending&status=running`)).runs,
+  createRun: (app, user, sid, body) => request("POST", `${cairnSession(app, user, sid)}/runs`, body),
+  cancelRun: (app, user, sid, runId) =>
+    request("POST", `${cairnSession(app, user, sid)}/runs/${enc(runId)}/cancel`),
+  /** A run's events as they are committed; onEvent(event, "end") gets the run when it ends. */
+  runStream: (app, user, sid, runId, onEvent, signal) =>
+    stream(`${cairnSession(app, user, sid)}/runs/${enc(runId)}/stream`, undefined, onEvent, signal),
   // Evaluation (ADK's dev-server routes; the server has them when it serves this UI).
   evalSets: async (app) => (await request("GET", `${dev(app)}/eval-sets`)).evalSetIds,
   createEvalSet: (app, id) =>

@@ -12,6 +12,7 @@ import { inboxView } from "./inbox.js";
 import { installKeys } from "./keys.js";
 import { dateTime, invocations, nodeStatuses, short, shortId, time } from "./model.js";
 import { nodePanel } from "./node_panel.js";
+import { runsTab } from "./runs.js";
 import { sessionLog } from "./session_log.js";
 import { lineage, renderSessionHead, sessionTitle } from "./session_names.js";
 import { stateEditor } from "./state_edit.js";
@@ -240,6 +241,7 @@ async function selectSession(sessionId) {
   timeline.sessionChanged();
   writeHash();
   evalView.sessionChanged();
+  runsView.sessionChanged();
   for (const item of document.querySelectorAll(".session-item")) {
     item.classList.toggle("active", item.dataset.sessionId === sessionId);
   }
@@ -325,6 +327,43 @@ async function sendMessage(text) {
       onEvent,
     ),
   );
+}
+
+/** Start a run in the background (POST .../runs) and show its events by rejoining its stream. */
+async function sendInBackground(text) {
+  if (!text.trim()) return;
+  let sid = ui.sessionId;
+  if (!sid) sid = await newSession();
+  if (!sid) return;
+  $("message-input").value = "";
+  let run;
+  try {
+    run = await api.createRun(ui.app, ui.user, sid, { newMessage: { role: "user", parts: [{ text }] } });
+  } catch (error) {
+    return fail(error);
+  }
+  toast(`Run ${shortId(run.runId)} started in the background (${run.status}).`);
+  runsView.refresh();
+  try {
+    await api.runStream(ui.app, ui.user, sid, run.runId, (event, name) => {
+      if (name === "end" || sid !== ui.sessionId || event.partial) return;
+      log.streamed(event);
+    });
+  } catch (error) {
+    fail(error);
+  }
+  if (sid === ui.sessionId) {
+    await refreshSession();
+    runsView.refresh();
+  }
+}
+
+/** A run clicked in the Runs tab: its invocation's first event in the timeline, if loaded. */
+function selectRun(runId) {
+  const first = log.events.find((e) => e.invocationId === runId);
+  if (!first) return toast(`Run ${shortId(runId)} has no events in the loaded timeline.`);
+  showTab("timeline");
+  timeline.select(first.id, true);
 }
 
 function answerInterrupt(interrupt, response) {
@@ -463,6 +502,7 @@ function showTab(name) {
   if (name === "graph") renderGraphTab();
   if (name === "artifacts") artifactsView.refresh();
   if (name === "trace") traceView.refresh();
+  runsView.show(name === "runs");
 }
 
 // ---------------------------------------------------------------- evaluation
@@ -480,6 +520,16 @@ const evalView = evalTab({
 
 const stateView = stateEditor({ root: $("state-view"), context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId }), toast, changed: refreshSession });
 const artifactsView = artifactsTab({ root: $("artifacts-view"), context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId }), toast, fail, changed: refreshSession });
+
+const runsView = runsTab({
+  root: $("runs-view"),
+  count: $("runs-active"),
+  context: () => ({ app: ui.app, user: ui.user, sessionId: ui.sessionId }),
+  select: selectRun,
+  fail,
+  toast,
+  changed: () => refreshSession(),
+});
 
 async function stop() {
   const button = $("stop");
@@ -555,6 +605,7 @@ $("user-id").addEventListener("change", async (event) => {
 $("new-session").addEventListener("click", newSession);
 $("stop").addEventListener("click", stop);
 $("more-sessions").addEventListener("click", () => loadSessions(false));
+$("background").addEventListener("click", () => sendInBackground($("message-input").value));
 $("composer").addEventListener("submit", (event) => {
   event.preventDefault();
   sendMessage($("message-input").value);

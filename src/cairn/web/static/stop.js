@@ -1,11 +1,11 @@
-// Stopping the run the chat is streaming: the server cancels the invocation (what it
-// committed stays) and it then waits in the inbox as interrupted, to be continued.
+// Stopping the run the chat is streaming: cancelled through the runs routes (what it
+// committed stays); it then waits in the inbox as interrupted, to be continued.
 
 import { api } from "./api.js";
 
-/** Stop `invocationId` (or, not known yet, every invocation of the session this server runs). */
+/** Cancel run `runId` (its invocation's id) or, not known yet, the session's active runs. */
 export async function stopRun({ app, user, sessionId, invocationId }) {
-  const ids = invocationId ? [invocationId] : await api.runningInvocations(app, user, sessionId);
-  for (const id of ids) await api.stop(app, user, sessionId, id);
+  const ids = invocationId ? [invocationId] : (await api.activeRuns(app, user, sessionId)).map((r) => r.runId);
+  for (const id of ids) await api.cancelRun(app, user, sessionId, id);
   return ids;
 }
