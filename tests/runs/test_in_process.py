@@ -39,9 +39,13 @@ class World:
         assert app_name == APP
         return self.runner
 
-    def runs(self, *, cancel_poll: float = 0.05) -> Runs:
+    def runs(self, *, cancel_poll: float = 0.05, max_runs: int | None = None) -> Runs:
         executor = InProcessExecutor(
-            run_store_for(self.service), self.service, self.runner_for, cancel_poll=cancel_poll
+            run_store_for(self.service),
+            self.service,
+            self.runner_for,
+            cancel_poll=cancel_poll,
+            max_runs=max_runs,
         )
         self.executors.append(executor)
         return Runs(run_store_for(self.service), self.service, executor, self.runner_for)
@@ -93,6 +97,29 @@ async def test_runs_of_a_session_execute_in_arrival_order(world: World) -> None:
     rest = await runs.list(APP, USER, SESSION, limit=4, cursor=page.next_cursor)
     assert [r.run_id for r in rest.runs] == [queued[0].run_id, first.run_id]
     assert rest.next_cursor is None
+
+
+async def test_max_runs_keeps_other_sessions_runs_pending_until_a_place_frees(
+    world: World,
+) -> None:
+    await world.service.create_session(app_name=APP, user_id=USER, session_id="other")
+    runs = world.runs(max_runs=1)
+    (executor,) = world.executors
+    first = await start(runs, "hold")
+    await world.agent.holding.wait()
+    elsewhere = await runs.create(APP, USER, "other", new_message=text("m0"))
+
+    async def waits_for_a_place() -> bool:
+        return executor.waiting_for_place == 1
+
+    await until(waits_for_a_place, "the other session's run waiting for the one place")
+    got = await runs.get(APP, USER, "other", elsewhere.run_id)
+    assert got.status is RunStatus.PENDING  # its turn came, but the one place is taken
+    world.agent.release.set()
+    assert (await runs.wait(first)).status is RunStatus.DONE
+    assert (await runs.wait(elsewhere)).status is RunStatus.DONE
+    with pytest.raises(ValueError, match="max_runs"):
+        InProcessExecutor(run_store_for(world.service), world.service, world.runner_for, max_runs=0)
 
 
 async def test_reject_refuses_a_busy_session(world: World) -> None:

@@ -87,6 +87,12 @@ def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "cairn-runs). [env: CAIRN_TASK_QUEUE]",
         ),
         click.option(
+            "--max-runs", type=click.IntRange(min=1), default=None, metavar="N",
+            envvar="CAIRN_MAX_RUNS",
+            help="With the in-process executor: runs this process executes at once (default: "
+            "no limit); the others wait in their sessions' order. [env: CAIRN_MAX_RUNS]",
+        ),
+        click.option(
             "--workers", type=click.IntRange(min=1), default=1, show_default=True,
             help="Worker processes (they share the store: use a file or a database).",
         ),
@@ -188,6 +194,7 @@ def _serve(
     lease_ttl: float | None,
     executor: str | None,
     task_queue: str | None,
+    max_runs: int | None,
     workers: int,
     reload: bool,
     auto_create_session: bool,
@@ -225,6 +232,7 @@ def _serve(
         record_spans=record_spans,
         executor=executor,
         task_queue=task_queue,
+        max_runs=max_runs,
     )
     os.environ.update({k: v for k, v in environment.items() if v is not None})
     for name in [k for k, v in environment.items() if v is None]:
@@ -342,6 +350,7 @@ def _environment(
     record_spans: bool | None = None,
     executor: str | None = None,
     task_queue: str | None = None,
+    max_runs: int | None = None,
 ) -> dict[str, str | None]:
     """The ``CAIRN_*`` variables for ``app_from_env`` (None: unset it). Options that are not
     given leave their variable as the environment has it."""
@@ -371,6 +380,8 @@ def _environment(
         environment["CAIRN_EXECUTOR"] = executor
     if task_queue is not None:
         environment["CAIRN_TASK_QUEUE"] = task_queue
+    if max_runs is not None:
+        environment["CAIRN_MAX_RUNS"] = str(max_runs)
     return environment
 
 

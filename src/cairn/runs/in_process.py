@@ -91,7 +91,10 @@ class InProcessExecutor(RunExecutor):
         *,
         lease_ttl: float = 30.0,
         cancel_poll: float = CANCEL_POLL,
+        max_runs: int | None = None,
     ) -> None:
+        if max_runs is not None and max_runs < 1:
+            raise ValueError(f"max_runs must be at least 1 (or None: no limit); got {max_runs}")
         self.store = store
         self.sessions = sessions
         self.runner_for = runner_for
@@ -110,6 +113,12 @@ class InProcessExecutor(RunExecutor):
         self._closing = False
         self._deliveries: set[asyncio.Task[None]] = set()
         """Webhook deliveries under way (a session's next run does not wait for them)."""
+        self.max_runs = max_runs
+        """Runs this executor executes at once (None: no limit); the others stay pending,
+        in their sessions' order, until one ends."""
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self.waiting_for_place = 0
+        """Runs whose turn in their session has come, waiting for one of the ``max_runs``."""
 
     # -- the seam ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -328,16 +337,17 @@ class InProcessExecutor(RunExecutor):
                 await self._wait_for_earlier(run)
             runner = await self.runner_for(run.app_name)
             self._started[key] = RunRequest.from_json(run.request).continuing
-            settled = await execute_run(
-                runner,
-                self.store,
-                run,
-                owner=self.owner,
-                take_over=queued.take_over,
-                on_event=channel.publish,
-                on_failure=failure.append,
-                stopping=lambda: self._closing,
-            )
+            async with self._place():
+                settled = await execute_run(
+                    runner,
+                    self.store,
+                    run,
+                    owner=self.owner,
+                    take_over=queued.take_over,
+                    on_event=channel.publish,
+                    on_failure=failure.append,
+                    stopping=lambda: self._closing,
+                )
             self._deliver(settled)
         except asyncio.CancelledError:
             if self._closing:
@@ -362,6 +372,27 @@ class InProcessExecutor(RunExecutor):
         finally:
             self._started.pop(key, None)
             self.live_runs.end(key, failure[0] if failure else None)
+
+    @contextlib.asynccontextmanager
+    async def _place(self) -> AsyncIterator[None]:
+        """One of the ``max_runs`` places to execute a run in (none needed without a limit).
+        A semaphore belongs to one event loop: a server whose lifespan runs again gets a new
+        one."""
+        if self.max_runs is None:
+            yield
+            return
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.max_runs))
+        self.waiting_for_place += 1
+        try:
+            await self._slots[1].acquire()
+        finally:
+            self.waiting_for_place -= 1
+        try:
+            yield
+        finally:
+            self._slots[1].release()
 
     async def _wait_for_earlier(self, run: StoredRun) -> None:
         """Wait while the session has an earlier run, not cancelled, queued or running in

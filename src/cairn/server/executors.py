@@ -22,7 +22,13 @@ def open_runs(settings: ServerSettings, services: Services, apps: AppRegistry) -
     store = run_store_for(sessions)
     executor: RunExecutor
     if settings.executor == IN_PROCESS:
-        executor = InProcessExecutor(store, sessions, apps.runner, lease_ttl=settings.lease_ttl)
+        executor = InProcessExecutor(
+            store,
+            sessions,
+            apps.runner,
+            lease_ttl=settings.lease_ttl,
+            max_runs=settings.max_runs,
+        )
     else:
         executor = _temporal_executor(settings, store)
     return Runs(store, sessions, executor, apps.runner)

@@ -146,6 +146,9 @@ class ServerSettings:
     ``cairn worker``)."""
     task_queue: str | None = None
     """With a Temporal executor: the task queue its workers poll (None: ``cairn-runs``)."""
+    max_runs: int | None = None
+    """With the in-process executor: runs this process executes at once (None: no limit);
+    the others wait, pending, in their sessions' order."""
 
     @property
     def records_spans(self) -> bool:
@@ -164,6 +167,10 @@ class ServerSettings:
                 f"there is no run executor {self.executor!r}; use {IN_PROCESS} or "
                 "temporal://HOST:PORT[/NAMESPACE] (--executor, CAIRN_EXECUTOR)"
             )
+        if self.max_runs is not None and self.max_runs < 1:
+            raise ValueError(
+                f"max_runs must be at least 1 (or None: no limit); got {self.max_runs}"
+            )
         if self.api_key == "":
             raise ValueError("api_key must not be empty; pass None to serve without a key")
 
@@ -174,7 +181,8 @@ class ServerSettings:
         (``JWTSettings.from_env``), ``CAIRN_CORS_ORIGINS`` (comma-separated),
         ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1``, ``CAIRN_AUTO_CREATE_SESSION=1``,
         ``CAIRN_LEASE_TTL`` (seconds), ``CAIRN_RECORD_SPANS`` (1 or 0; unset: with the
-        web UI) and ``CAIRN_EXECUTOR`` (``in-process`` or ``temporal``)."""
+        web UI), ``CAIRN_EXECUTOR`` (``in-process`` or ``temporal``), ``CAIRN_TASK_QUEUE``
+        and ``CAIRN_MAX_RUNS`` (a whole number)."""
         env = os.environ if environ is None else environ
         size = env.get("CAIRN_MAX_BODY_BYTES", "").strip()
         try:
@@ -191,6 +199,14 @@ class ServerSettings:
             raise ValueError(
                 f"CAIRN_LEASE_TTL={ttl!r} is not a number of seconds; set it to e.g. "
                 f"{DEFAULT_LEASE_TTL:g} or unset it"
+            ) from None
+        runs = env.get("CAIRN_MAX_RUNS", "").strip()
+        try:
+            max_runs = int(runs) if runs else None
+        except ValueError:
+            raise ValueError(
+                f"CAIRN_MAX_RUNS={runs!r} is not a whole number of runs; set it to e.g. 8 or "
+                "unset it (no limit)"
             ) from None
         origins = env.get("CAIRN_CORS_ORIGINS", "")
         return cls(
@@ -211,6 +227,7 @@ class ServerSettings:
             else None,
             executor=env.get("CAIRN_EXECUTOR") or IN_PROCESS,
             task_queue=env.get("CAIRN_TASK_QUEUE") or None,
+            max_runs=max_runs,
         )
 
 
