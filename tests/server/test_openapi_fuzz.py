@@ -121,6 +121,15 @@ def test_real_answers_of_every_route_match_the_schema() -> None:
     call("GET", "/cairn/apps/{app_name}/users/{user_id}/runs", **echo)
     started = call("POST", runs, 202, body={"newMessage": {"parts": [{"text": "bg"}]}}, **s)
     call("POST", one_run + "/cancel", **{**s, "run_id": started.json()["runId"]})
+    schedules = "/cairn/apps/{app_name}/users/{user_id}/schedules"
+    schedule = {"cron": "0 9 * * 1", "request": {"newMessage": {"parts": [{"text": "hi"}]}}}
+    made = call("POST", schedules, 201, body={**schedule, "scheduleId": "weekly"}, **echo)
+    call("POST", schedules, 409, body={**schedule, "scheduleId": "weekly"}, **echo)
+    call("POST", schedules, 422, body={**schedule, "cron": "every day"}, **echo)
+    call("GET", schedules, **echo)
+    call("GET", schedules + "/{schedule_id}", schedule_id=made.json()["scheduleId"], **echo)
+    call("DELETE", schedules + "/{schedule_id}", 204, schedule_id="weekly", **echo)
+    call("GET", schedules + "/{schedule_id}", 404, schedule_id="weekly", **echo)
 
     r = {"app_name": "review", **ada, "session_id": "tour"}
     call("POST", sessions, body={"sessionId": "tour"}, app_name="review", **ada)

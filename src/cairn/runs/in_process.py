@@ -451,12 +451,14 @@ class InProcessExecutor(RunExecutor):
             running = [key[3] for key in self._running if key[:3] == run.key]
             queued = [queued.run.run_id for queued in queue.waiting]
             return next(iter(running + queued), "a run here")
-        active = await self.store.list_runs(
-            *run.key, statuses={RunStatus.PENDING, RunStatus.RUNNING}, limit=2
+        # Only runs that came first: of a crowd submitted at once with ``reject``, the first
+        # runs and the others hear it is busy (each sees the others' rows as pending). A
+        # later run already running holds the lease, which the probe below finds.
+        earlier = await self.store.list_runs(
+            *run.key, statuses={RunStatus.PENDING, RunStatus.RUNNING}, limit=1, before_seq=run.seq
         )
-        others = [other for other in active if other.run_id != run.run_id]
-        if others:
-            return others[0].run_id
+        if earlier:
+            return earlier[0].run_id
         probe = lease_holder(f"probe-{run.run_id}")
         got = await self._acquire(run, probe)
         if isinstance(got, str):

@@ -15,6 +15,8 @@ from pydantic import Field
 
 from cairn.agents.run_config import MultitaskStrategy
 from cairn.runs.schedules import create_schedule
+from cairn.server.access import check_state_writes
+from cairn.server.auth import Caller
 from cairn.server.context import Server
 from cairn.server.models import SERVER_ERRORS, Body, Reply, errors, ok
 from cairn.server.schedules import schedule_json
@@ -69,8 +71,12 @@ class SchedulesJSON(Reply):
     response_model=None,
     responses={201: {"model": ScheduleJSON, "description": "Created"}, **errors(404, 409, 422)},
 )
-async def create(app_name: str, user_id: str, body: CreateScheduleRequest, ctx: Server) -> Response:
+async def create(
+    app_name: str, user_id: str, body: CreateScheduleRequest, ctx: Server, caller: Caller
+) -> Response:
     await ctx.apps.check(app_name)
+    delta = body.request.get("stateDelta")
+    check_state_writes(caller, delta if isinstance(delta, dict) else None)
     schedule = create_schedule(
         app_name,
         user_id,
