@@ -56,8 +56,15 @@ def _free_port() -> int:
 
 def _start_server(directory: Path, **extra_env: str) -> Iterator[Server]:
     port = _free_port()
+    # Only what the test gives: a CAIRN_* variable an earlier test in this worker process left
+    # set (a CLI test's, say) must not change the server a later one starts.
+    inherited = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("CAIRN_") or k.startswith(("CAIRN_TEST", "CAIRN_REQUIRE"))
+    }
     env = {
-        **os.environ,
+        **inherited,
         "CAIRN_WEB": "1",
         "CAIRN_AGENTS_DIR": str(AGENTS),
         "CAIRN_STORE": str(directory / "sessions.db"),
