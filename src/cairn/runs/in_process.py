@@ -70,6 +70,8 @@ def _abandoned(run: StoredRun) -> bool:
 class _Queued:
     run: StoredRun
     take_over: bool = False
+    ready: asyncio.Event | None = None
+    """Set once the run may start (an interrupting run: once the running one is stopped)."""
 
 
 @dataclasses.dataclass
@@ -200,28 +202,34 @@ class InProcessExecutor(RunExecutor):
                     error={"type": type(error).__name__, "message": str(error)},
                 )
                 raise error
-        first = strategy in (MultitaskStrategy.INTERRUPT, MultitaskStrategy.ROLLBACK)
-        if first:
-            how = CancelRequest(strategy.value)
-            stopped = await self._stop_session(run, how)
+        queued = await self.store.update_run(
+            *run.key, run.run_id, expect_status={RunStatus.PENDING}, owner=self.owner
+        )
+        if queued is None:  # cancelled meanwhile
+            return await self.store.get_run(*run.key, run.run_id) or run
+        if strategy not in (MultitaskStrategy.INTERRUPT, MultitaskStrategy.ROLLBACK):
+            self._enqueue(queued)
+            return queued
+        # Take the head of the queue before stopping the running run: the session's next
+        # run waits behind this one instead of starting the moment the stopped one ends.
+        place = self._enqueue(queued, first=True, ready=asyncio.Event())
+        assert place.ready is not None
+        try:
+            stopped = await self._stop_session(queued, CancelRequest(strategy.value))
             if stopped is not None and strategy is MultitaskStrategy.ROLLBACK:
-                request = RunRequest.from_json(run.request)
-                run = (
+                request = RunRequest.from_json(queued.request)
+                place.run = (
                     await self.store.update_run(
                         *run.key,
                         run.run_id,
                         expect_status={RunStatus.PENDING},
                         request=dataclasses.replace(request, rewind_before=stopped).to_json(),
                     )
-                    or run
+                    or place.run
                 )
-        queued = await self.store.update_run(
-            *run.key, run.run_id, expect_status={RunStatus.PENDING}, owner=self.owner
-        )
-        if queued is None:  # cancelled meanwhile
-            return await self.store.get_run(*run.key, run.run_id) or run
-        self._enqueue(queued, first=first)
-        return queued
+        finally:
+            place.ready.set()
+        return place.run
 
     async def cancel(self, run: StoredRun, how: CancelRequest) -> None:
         key = _run_key(run)
@@ -283,19 +291,27 @@ class InProcessExecutor(RunExecutor):
         return found
 
     # -- queues --------------------------------------------------------------------------------
-    def _enqueue(self, run: StoredRun, *, first: bool = False, take_over: bool = False) -> None:
+    def _enqueue(
+        self,
+        run: StoredRun,
+        *,
+        first: bool = False,
+        take_over: bool = False,
+        ready: asyncio.Event | None = None,
+    ) -> _Queued:
         """Queue the run (synchronously: a listener subscribing right after sees it all)."""
         self.live_runs.open(_run_key(run))
         queue = self._queue_of(run.key)
         if queue is None:
             queue = self._queues[run.key] = _SessionQueue()
-        queued = _Queued(run, take_over)
+        queued = _Queued(run, take_over, ready)
         if first:
             queue.waiting.appendleft(queued)
         else:
             queue.waiting.append(queued)
         if queue.worker is None:
             queue.worker = asyncio.create_task(self._work(run.key, queue))
+        return queued
 
     def _queue_of(self, session: SessionKey) -> _SessionQueue | None:
         """The session's queue here, if it has one whose worker runs in this event loop (a
@@ -326,10 +342,14 @@ class InProcessExecutor(RunExecutor):
                 del self._queues[session]
 
     async def _execute(self, queued: _Queued) -> None:
-        run, key = queued.run, _run_key(queued.run)
+        key = _run_key(queued.run)
         failure: list[BaseException] = []
         channel = self.live_runs.open(key)
+        run = queued.run
         try:
+            if queued.ready is not None:
+                await queued.ready.wait()
+                run = queued.run
             if MultitaskStrategy(run.strategy) not in (
                 MultitaskStrategy.INTERRUPT,
                 MultitaskStrategy.ROLLBACK,
