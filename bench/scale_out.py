@@ -409,6 +409,7 @@ async def one_row(
     args: argparse.Namespace,
     agents: Path,
     temporal: str | None,
+    temporal_pid: int,
     kill_every: float | None,
 ) -> Row:
     name = f"cairn_scale_{os.getpid()}_{executor}_{workers}"
@@ -449,7 +450,7 @@ async def one_row(
             assert temporal is not None
             await wait_pollers(temporal, queue, workers)
         postgres_before = sum(cpu_seconds(pid) for pid in pids_named("postgres"))
-        temporal_before = sum(cpu_seconds(pid) for pid in pids_named("temporal"))
+        temporal_before = cpu_seconds(temporal_pid)
         cairn_before = procs.cpu()
         commits_before = await commits(db, name)
         started = time.monotonic()
@@ -477,7 +478,7 @@ async def one_row(
         wall = time.monotonic() - started
         commit_rate = (await commits(db, name) - commits_before) / wall
         cpu_cairn = procs.cpu() - cairn_before
-        cpu_temporal = sum(cpu_seconds(pid) for pid in pids_named("temporal")) - temporal_before
+        cpu_temporal = cpu_seconds(temporal_pid) - temporal_before
         cpu_postgres = sum(cpu_seconds(pid) for pid in pids_named("postgres")) - postgres_before
         found = await measure(db)
     finally:
@@ -570,7 +571,7 @@ async def main() -> None:
     (workdir / APP / "agent.py").write_text(AGENT, encoding="utf-8")
     rows: dict[tuple[str, int], Row] = {}
     try:
-        with temporal_server() as (target, _server):
+        with temporal_server() as (target, server):
             await wait_tcp(int(target.rsplit(":", 1)[1]))
             await ready_temporal(target)
             for executor in executors:
@@ -581,6 +582,7 @@ async def main() -> None:
                         args=args,
                         agents=workdir,
                         temporal=target,
+                        temporal_pid=server.pid,
                         kill_every=None,
                     )
                     rows[(executor, workers)] = row
@@ -593,6 +595,7 @@ async def main() -> None:
                         args=args,
                         agents=workdir,
                         temporal=target,
+                        temporal_pid=server.pid,
                         kill_every=args.kill_every,
                     )
                 )

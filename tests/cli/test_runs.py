@@ -99,7 +99,7 @@ async def test_runs_are_listed_shown_and_cancelled_pending_and_running(server: S
     shown = await cli("runs", "show", SESSION, queued.run_id, "--store", server.store, "--json")
     assert shown.exit_code == 0, shown.output
     row = json.loads(shown.output)
-    assert row["status"] == "cancelled" and "startedAt" not in row and row["endedAt"]
+    assert row["status"] == "cancelled" and row["startedAt"] is None and row["endedAt"]
     text_view = await cli("runs", "show", SESSION, held.run_id, "--store", server.store)
     assert held.run_id in text_view.output and "started" in text_view.output
 

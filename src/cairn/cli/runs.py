@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import click
 from rich.console import Console
@@ -22,6 +19,7 @@ from cairn.errors import RunNotFoundError
 from cairn.runners.runner import Runner
 from cairn.runs.in_process import InProcessExecutor
 from cairn.runs.service import Runs
+from cairn.runs.view import run_json
 from cairn.sessions.run_store import MAX_RUNS_PER_READ, RunStatus, StoredRun, run_store_for
 
 STATUS_STYLE = {
@@ -74,19 +72,6 @@ async def _where(
     if app is None:
         raise NotFoundError(f"session {session_id!r} does not exist: the store is empty")
     return app, user_id or await _owner(runs.sessions, app, session_id)
-
-
-def run_json(run: StoredRun) -> dict[str, Any]:
-    """The run's row as JSON (camelCase keys, as the HTTP API names them; unset ones left out)."""
-    out: dict[str, Any] = {}
-    for field in dataclasses.fields(run):
-        value = getattr(run, field.name)
-        if value is None or field.name == "seq":
-            continue
-        head, *rest = field.name.split("_")
-        key = head + "".join(word.title() for word in rest)
-        out[key] = value.value if isinstance(value, enum.Enum) else value
-    return out
 
 
 def _waited(run: StoredRun) -> str:

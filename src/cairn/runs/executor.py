@@ -12,8 +12,15 @@ from __future__ import annotations
 import abc
 from collections.abc import AsyncIterator
 
+from cairn.errors import CairnError
 from cairn.events.event import Event
 from cairn.sessions.run_store import CancelRequest, StoredRun
+
+
+class ExecutorUnavailableError(CairnError, ConnectionError):
+    """The executor runs are handed to (a Temporal server) cannot be reached. A run being
+    submitted is marked cancelled with this error: it never runs, and nothing dangles.
+    The API answers 503; submit again once the executor is back."""
 
 
 class RunExecutor(abc.ABC):

@@ -41,6 +41,7 @@ from cairn.errors import (
     StaleSessionError,
     StoreUnavailableError,
 )
+from cairn.runs.executor import ExecutorUnavailableError
 from cairn.server.registry import AppNotFoundError
 
 logger = logging.getLogger("cairn.server")
@@ -95,6 +96,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (InvalidRequestError, 422),
     (InvalidRunRequestError, 422),
     (StoreUnavailableError, 503),
+    (ExecutorUnavailableError, 503),
     (AuthenticationError, 401),
     (PermissionDeniedError, 403),
     (InvalidIdError, 422),
@@ -152,8 +154,9 @@ def failure_of(error: BaseException, scope: Scope | None = None) -> Failure:
         if scope is not None:
             scope[ERROR_ID_KEY] = error_id
     if status == 503:
+        what = "run executor" if isinstance(error, ExecutorUnavailableError) else "store"
         detail = (
-            "the server cannot reach its store right now; retry later. If it persists, "
+            f"the server cannot reach its {what} right now; retry later. If it persists, "
             f"the server's log has the cause under error id {error_id}."
         )
     else:

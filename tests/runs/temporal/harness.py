@@ -61,7 +61,7 @@ class Harness:
         )
         self.executor: RunExecutor
         if self.kind == "in-process":
-            self.executor = InProcessExecutor(self.runs, self.store, self._runner_for)
+            self.executor = InProcessExecutor(self.runs, self.store, self.runner_for)
             return
         target = self.client.service_client.config.target_host
         self.temporal = TemporalExecutor(
@@ -73,7 +73,7 @@ class Harness:
         )
         self.executor = self.temporal
 
-    async def _runner_for(self, app_name: str) -> Runner:
+    async def runner_for(self, app_name: str) -> Runner:
         assert app_name == APP
         return self.runner
 
@@ -90,7 +90,7 @@ class Harness:
             return
         client = await connect(self.temporal.target) if own_client else self.client
         async with run_worker(
-            client, self.store, self._runner_for, task_queue=self.task_queue, policy=self.policy
+            client, self.store, self.runner_for, task_queue=self.task_queue, policy=self.policy
         ):
             yield
 

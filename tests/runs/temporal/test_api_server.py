@@ -88,3 +88,40 @@ async def test_a_schedule_created_over_http_fires_one_run_on_temporal(
     [run] = await harness.runs.list_runs(APP, USER, session_id)
     assert run.metadata["scheduleId"] == session_id
     assert len(await harness.steps("tool", session_id)) == 1
+
+
+async def test_a_run_submitted_while_temporal_is_down_gets_503_and_never_dangles(
+    harness: Harness, database: str, session_id: str, tmp_path: Path
+) -> None:
+    from cairn.runs.temporal import start_dev_server
+
+    await harness.store.create_session(app_name=APP, user_id=USER, session_id=session_id)
+    own = await start_dev_server()  # a Temporal server of this test's own, to stop
+    target = own.client.service_client.config.target_host
+    env = {
+        "CAIRN_AGENTS_DIR": str(RECORDER.parent),
+        "CAIRN_STORE": database,
+        "CAIRN_EXECUTOR": f"temporal://{target}",
+        "CAIRN_TASK_QUEUE": harness.task_queue,
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    runs = f"/cairn/apps/{APP}/users/{USER}/sessions/{session_id}/runs"
+    try:
+        with uvicorn_server(env, log=tmp_path / "server.log") as url:
+            await own.shutdown()
+            async with httpx.AsyncClient(base_url=url, timeout=BOUND_SECONDS) as c:
+                body = {"newMessage": {"role": "user", "parts": [{"text": session_id}]}}
+                refused = await c.post(runs, json=body)
+                listed = (await c.get(runs)).json()["runs"]
+    finally:
+        with contextlib.suppress(Exception):
+            await own.shutdown()
+    assert refused.status_code == 503, refused.text
+    detail = refused.json()["detail"]
+    assert "run executor" in detail and refused.json()["errorId"] in detail
+    assert target not in refused.text  # the cause is in the server's log, not the answer
+    # The run's row says what happened; it is not left pending for a workflow that never
+    # got it, and its message was never committed.
+    [run] = listed
+    assert run["status"] == "cancelled" and run["error"]["type"] == "TemporalUnavailableError"
+    assert await harness.events(session_id) == []

@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 import pytest
 import pytest_asyncio
+from google.genai import types
 from tests.runs.temporal.harness import (
     APP,
     USER,
@@ -28,6 +29,7 @@ from tests.support.waiting import until
 
 from cairn.errors import SessionBusyError
 from cairn.runs.schedules import Scheduler, create_schedule, schedule_submitter
+from cairn.runs.service import Runs
 from cairn.runs.stream import run_events
 from cairn.sessions.run_store import CancelRequest, RunStatus
 
@@ -88,6 +90,36 @@ async def test_runs_of_a_session_run_one_after_another_in_arrival_order(
         assert len(await harness.steps("tool", note)) == 1
         assert texts(events, run.run_id)[-1] == f"recorded {note}"
     assert invocation_order(await harness.events(other)) == [run.run_id for run in beside]
+
+
+async def test_a_paused_run_answered_continues_as_the_same_run(
+    harness: Harness, session_id: str
+) -> None:
+    note = f"ask {session_id}"  # the tool asks for a confirmation before it records
+    runs = Runs(harness.runs, harness.store, harness.executor, harness.runner_for)
+    async with harness.worker():
+        run = await harness.submit(session_id, note=note)
+        assert (await harness.settled(run)).status is RunStatus.PAUSED
+        [asked] = await harness.runner.list_pending_interrupts(user_id=USER, session_id=session_id)
+        assert asked.invocation_id == run.run_id and await harness.steps("tool", note) == []
+        answer = types.UserContent(
+            parts=[
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id=asked.id, name=asked.name, response={"confirmed": True}
+                    )
+                )
+            ]
+        )
+        again = await runs.create(APP, USER, session_id, new_message=answer)
+        assert again.run_id == run.run_id  # the answer continues the paused run
+        done = await harness.settled(again)
+    assert done.status is RunStatus.DONE and done.attempts == 2
+    assert [r.run_id for r in await harness.runs.list_runs(APP, USER, session_id)] == [run.run_id]
+    events = await harness.events(session_id)
+    assert invocation_order(events) == [run.run_id]
+    assert texts(events, run.run_id)[-1] == f"recorded {note}"
+    assert len(await harness.steps("tool", note)) == 1  # run once, after the confirmation
 
 
 async def test_reject_refuses_a_run_while_the_session_is_busy(

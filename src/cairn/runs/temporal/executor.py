@@ -7,14 +7,24 @@ and workers scale separately and share only the session store and the Temporal s
 
 from __future__ import annotations
 
+import time
+
 from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
 
 from cairn.runs.executor import RunExecutor
 from cairn.runs.temporal.messages import QueueView, RunPolicy
 from cairn.runs.temporal.queues import SessionQueues
 from cairn.runs.temporal.schedules import TemporalSchedules
-from cairn.runs.temporal.target import DEFAULT_TASK_QUEUE, TemporalTarget, connect
-from cairn.sessions.run_store import CancelRequest, RunStore, StoredRun
+from cairn.runs.temporal.target import (
+    DEFAULT_TASK_QUEUE,
+    TemporalTarget,
+    TemporalUnavailableError,
+    connect,
+)
+from cairn.sessions.run_store import CancelRequest, RunStatus, RunStore, StoredRun
+
+_UNREACHABLE = {RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED}
 
 
 class TemporalExecutor(RunExecutor):
@@ -59,10 +69,29 @@ class TemporalExecutor(RunExecutor):
         return TemporalSchedules(self.client, self.task_queue, self.policy)
 
     async def submit(self, run: StoredRun) -> StoredRun:
-        return await self.queues.submit(self.store, run)
+        try:
+            return await self.queues.submit(self.store, run)
+        except RPCError as exc:
+            if exc.status not in _UNREACHABLE:
+                raise
+            error = TemporalUnavailableError(self.target, exc.message)
+            await self.store.update_run(  # no workflow holds it: it would wait forever
+                *run.key,
+                run.run_id,
+                expect_status={RunStatus.PENDING},
+                status=RunStatus.CANCELLED,
+                ended_at=time.time(),
+                error={"type": type(error).__name__, "message": str(error)},
+            )
+            raise error from None
 
     async def cancel(self, run: StoredRun, how: CancelRequest) -> None:
-        await self.queues.cancel(self.store, run, how)
+        try:
+            await self.queues.cancel(self.store, run, how)
+        except RPCError as exc:
+            if exc.status not in _UNREACHABLE:
+                raise
+            raise TemporalUnavailableError(self.target, exc.message) from None
 
     async def queue(self, app_name: str, user_id: str, session_id: str) -> QueueView:
         """The session's running run and queued runs, as its workflow holds them."""

@@ -106,13 +106,15 @@ class ScheduleFiring:
     policy: RunPolicy = dataclasses.field(default_factory=RunPolicy)
 
 
-def session_workflow_id(app_name: str, user_id: str, session_id: str) -> str:
-    """The id of a session's queue workflow (each part quoted, so no two sessions share it)."""
-    parts = (quote(part, safe="") for part in (app_name, user_id, session_id))
+def session_workflow_id(task_queue: str, app_name: str, user_id: str, session_id: str) -> str:
+    """The id of a session's queue workflow. Each part is quoted, so no two sessions share
+    it; the task queue is one of them, so deployments sharing a Temporal namespace (each
+    with its own queue and store) never signal each other's workflows."""
+    parts = (quote(part, safe="") for part in (task_queue, app_name, user_id, session_id))
     return "cairn-session/" + "/".join(parts)
 
 
-def schedule_id_of(app_name: str, user_id: str, schedule_id: str) -> str:
-    """The Temporal Schedule's id for a cairn schedule."""
-    parts = (quote(part, safe="") for part in (app_name, user_id, schedule_id))
+def schedule_id_of(task_queue: str, app_name: str, user_id: str, schedule_id: str) -> str:
+    """The Temporal Schedule's id for a cairn schedule (its task queue a part, as above)."""
+    parts = (quote(part, safe="") for part in (task_queue, app_name, user_id, schedule_id))
     return "cairn-schedule/" + "/".join(parts)

@@ -46,7 +46,7 @@ class SessionQueues:
             strategy=run.strategy,
             rewind_before=run.request.get("rewindBefore"),
         )
-        workflow_id = session_workflow_id(*run.key)
+        workflow_id = session_workflow_id(self.task_queue, *run.key)
         if run.strategy == "reject":
             start = WithStartWorkflowOperation(
                 SessionRunsWorkflow.run,
@@ -115,7 +115,7 @@ class SessionQueues:
             await store.update_run(
                 *run.key, run.run_id, expect_status={RunStatus.RUNNING}, cancel=how
             )
-        handle = self.client.get_workflow_handle(session_workflow_id(*run.key))
+        handle = self.client.get_workflow_handle(session_workflow_id(self.task_queue, *run.key))
         try:
             await handle.signal(CANCEL_SIGNAL, run.run_id)
         except RPCError as exc:
@@ -124,7 +124,9 @@ class SessionQueues:
 
     async def view(self, app_name: str, user_id: str, session_id: str) -> QueueView:
         """The session's running and queued runs (none when its workflow is not running)."""
-        handle = self.client.get_workflow_handle(session_workflow_id(app_name, user_id, session_id))
+        handle = self.client.get_workflow_handle(
+            session_workflow_id(self.task_queue, app_name, user_id, session_id)
+        )
         try:
             return await handle.query(SessionRunsWorkflow.queue)
         except RPCError as exc:

@@ -32,7 +32,9 @@ class TemporalSchedules:
 
     async def create(self, schedule: StoredSchedule) -> None:
         """Start firing ``schedule`` (stored already) on its cron, in its timezone."""
-        schedule_id = schedule_id_of(schedule.app_name, schedule.user_id, schedule.schedule_id)
+        schedule_id = schedule_id_of(
+            self.task_queue, schedule.app_name, schedule.user_id, schedule.schedule_id
+        )
         firing = ScheduleFiring(
             app_name=schedule.app_name,
             user_id=schedule.user_id,
@@ -58,12 +60,16 @@ class TemporalSchedules:
 
     async def trigger(self, app_name: str, user_id: str, schedule_id: str) -> None:
         """Fire the schedule now, once (besides its cron)."""
-        handle = self.client.get_schedule_handle(schedule_id_of(app_name, user_id, schedule_id))
+        handle = self.client.get_schedule_handle(
+            schedule_id_of(self.task_queue, app_name, user_id, schedule_id)
+        )
         await handle.trigger(overlap=ScheduleOverlapPolicy.ALLOW_ALL)
 
     async def delete(self, app_name: str, user_id: str, schedule_id: str) -> bool:
         """Stop firing it; False if Temporal had no such schedule."""
-        handle = self.client.get_schedule_handle(schedule_id_of(app_name, user_id, schedule_id))
+        handle = self.client.get_schedule_handle(
+            schedule_id_of(self.task_queue, app_name, user_id, schedule_id)
+        )
         try:
             await handle.delete()
         except RPCError as exc:

@@ -6,7 +6,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from cairn.errors import CairnError
+from cairn.runs.executor import ExecutorUnavailableError
 
 if TYPE_CHECKING:
     from temporalio.client import Client
@@ -51,7 +51,7 @@ class TemporalTarget:
         return f"temporal://{self.address}/{self.namespace}"
 
 
-class TemporalUnavailableError(CairnError, ConnectionError):
+class TemporalUnavailableError(ExecutorUnavailableError):
     """The Temporal server named by a target could not be reached."""
 
     def __init__(self, target: TemporalTarget, reason: str) -> None:

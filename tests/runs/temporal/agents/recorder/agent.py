@@ -5,7 +5,8 @@ turn after the result says ``recorded <note>``. Both steps write a row to ``step
 (kind, note, call id, pid) and then wait while the test holds the note's PostgreSQL
 advisory lock of that kind, so the test knows where a run is and when to let it go (or to
 kill its worker): ``(1, hashtext(note))`` gates the model's first turn, ``(2, ...)`` the
-tool. Not idempotent: a call in doubt is never re-run unasked.
+tool. Not idempotent: a call in doubt is never re-run unasked. A note starting with
+``ask `` pauses the call for a confirmation first (its step is recorded once confirmed).
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ async def _step(kind: str, gate: int, note: str, call_id: str | None) -> None:
 
 async def record(note: str, tool_context: ToolContext) -> dict[str, Any]:
     """Record the note (an effect outside the log: never to be repeated)."""
+    if note.startswith("ask ") and tool_context.tool_confirmation is None:
+        tool_context.request_confirmation(hint=f"record {note}?")
+        return {}
     await _step("tool", TOOL_GATE, note, tool_context.function_call_id)
     return {"recorded": note}
 
