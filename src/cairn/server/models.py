@@ -451,7 +451,10 @@ _ERRORS: Responses = {
     413: {"model": ErrorDetail, "description": "The body is larger than the server's limit"},
     422: {"model": InvalidInput, "description": "Invalid input"},
     500: {"model": ServerError, "description": "The server failed; its log has the error id"},
-    503: {"model": ServerError, "description": "The store or the run executor cannot be reached; retry later"},
+    503: {
+        "model": ServerError,
+        "description": "The store or the run executor cannot be reached; retry later",
+    },
 }
 
 
