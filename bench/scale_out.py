@@ -6,6 +6,9 @@ executor with as many API servers, on one PostgreSQL store.
     python bench/scale_out.py --quick              # a smoke run, a few seconds per row
     python bench/scale_out.py --kill-every 10      # also: a worker killed every 10 s
 
+``SCALE_TEMPORAL_ARGS`` adds arguments to the dev server's command line (for instance
+``--dynamic-config-value system.enableActivityEagerExecution=true``).
+
 Each session's runs are background runs (``POST .../runs``) of a scripted agent that makes
 one tool call; its model answers after a fixed latency (100 ms) so that two cores can show
 what more workers buy. Submissions go round-robin to two API servers (Temporal rows) or
@@ -120,13 +123,20 @@ def pids_named(name: str) -> list[int]:
 class Processes:
     """The processes of one row, with the CPU they used (including those killed)."""
 
+    logs: Path
+    """Where each process's output goes (a pipe nobody reads would fill and block it)."""
     procs: list[subprocess.Popen[bytes]] = dataclasses.field(default_factory=list)
     used: float = 0.0
+    started: list[Path] = dataclasses.field(default_factory=list)
 
     def start(self, args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(
-            args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-        )
+        log = self.logs / f"{args[len(cairn_command())]}-{len(self.started)}.log"
+        self.started.append(log)
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                args, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        proc.log = log  # type: ignore[attr-defined]
         self.procs.append(proc)
         return proc
 
@@ -158,7 +168,7 @@ async def wait_http(url: str, proc: subprocess.Popen[bytes]) -> None:
     async with httpx.AsyncClient(timeout=5.0) as client:
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                err = proc.log.read_text(errors="replace")  # type: ignore[attr-defined]
                 raise RuntimeError(f"{url}: the server exited: {err[-2000:]}")
             with contextlib.suppress(httpx.HTTPError):
                 if (await client.get(url)).status_code == 200:
@@ -195,6 +205,7 @@ def temporal_server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
             "--headless",
             "--log-level",
             "error",
+            *os.environ.get("SCALE_TEMPORAL_ARGS", "").split(),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -260,6 +271,8 @@ class Row:
     cpu_temporal: float
     cpu_postgres: float
     not_done: int
+    paused: int
+    """Runs a kill left with a tool call in doubt: paused for an answer, never re-run."""
     out_of_order: int
     overlapping: int
     double_runs: int
@@ -395,7 +408,8 @@ async def measure(db: asyncpg.Connection) -> dict[str, Any]:
         "latency": latency,
         "waits": waits,
         "seconds": last - first,
-        "not_done": sum(1 for r in runs if r["status"] != "done"),
+        "not_done": sum(1 for r in runs if r["status"] not in ("done", "paused")),
+        "paused": sum(1 for r in runs if r["status"] == "paused"),
         "out_of_order": out_of_order,
         "overlapping": overlapping,
         "double": double,
@@ -416,7 +430,8 @@ async def one_row(
     store = await fresh_database(name)
     env = {**os.environ, "SCALE_LATENCY": str(args.latency), "CAIRN_STORE": store}
     env.pop("CAIRN_EXECUTOR", None)
-    procs = Processes()
+    logs = Path(tempfile.mkdtemp(prefix=f"{name}-logs-"))  # kept, to look into afterwards
+    procs = Processes(logs)
     queue = f"scale-{name}"
     db = await asyncpg.connect(f"{PG}/{name}")
     kills: list[float] = []
@@ -511,6 +526,7 @@ async def one_row(
         cpu_temporal=cpu_temporal * per_hundred,
         cpu_postgres=cpu_postgres * per_hundred,
         not_done=found["not_done"],
+        paused=found["paused"],
         out_of_order=found["out_of_order"],
         overlapping=found["overlapping"],
         double_runs=found["double"],
@@ -525,7 +541,8 @@ def show(row: Row) -> None:
         f"p50 {row.p50:6.2f} s p99 {row.p99:6.2f} s  wait p50 {row.wait_p50:6.2f} s "
         f"p99 {row.wait_p99:6.2f} s  {row.commits_per_second:7.0f} commits/s  "
         f"cpu/100 runs: cairn {row.cpu_cairn:5.2f} s temporal {row.cpu_temporal:5.2f} s "
-        f"postgres {row.cpu_postgres:5.2f} s  not done {row.not_done} out-of-order "
+        f"postgres {row.cpu_postgres:5.2f} s  failed/cancelled {row.not_done} "
+        f"paused in doubt {row.paused} out-of-order "
         f"{row.out_of_order} overlapping {row.overlapping} double {row.double_runs}",
         flush=True,
     )

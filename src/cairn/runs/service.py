@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import AsyncIterator, Collection
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from google.genai import types
 
@@ -44,6 +44,23 @@ from cairn.sessions.run_store import (
 
 _FIRST_WAIT = 0.01
 _MAX_WAIT = 0.25
+
+
+class RunOptions(TypedDict, total=False):
+    """What a run is asked to do (``Runs.create``/``start``'s keywords; all optional)."""
+
+    new_message: types.Content | None
+    """Starts an invocation, or answers the pending interrupts of one (continuing it)."""
+    state_delta: dict[str, Any] | None
+    invocation_id: str | None
+    """Continues that invocation."""
+    streaming: bool
+    custom_metadata: dict[str, Any] | None
+    strategy: MultitaskStrategy | str
+    """What to do when the session is busy (default ``enqueue``)."""
+    webhook: str | None
+    """Called when the run ends or pauses."""
+    metadata: dict[str, Any] | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,19 +96,7 @@ class Runs:
 
     # -- starting ------------------------------------------------------------------------------
     async def create(
-        self,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        *,
-        new_message: types.Content | None = None,
-        state_delta: dict[str, Any] | None = None,
-        invocation_id: str | None = None,
-        streaming: bool = False,
-        custom_metadata: dict[str, Any] | None = None,
-        strategy: MultitaskStrategy | str = MultitaskStrategy.ENQUEUE,
-        webhook: str | None = None,
-        metadata: dict[str, Any] | None = None,
+        self, app_name: str, user_id: str, session_id: str, **options: Unpack[RunOptions]
     ) -> StoredRun:
         """Store a run and queue it; returns its row (``pending``, or further along).
 
@@ -101,20 +106,7 @@ class Runs:
         Raises ``SessionNotFoundError``, ``InvocationNotFoundError``, ``InvalidRunRequestError``
         and, for ``reject`` on a busy session, ``SessionBusyError``.
         """
-        started = await self.start(
-            app_name,
-            user_id,
-            session_id,
-            new_message=new_message,
-            state_delta=state_delta,
-            invocation_id=invocation_id,
-            streaming=streaming,
-            custom_metadata=custom_metadata,
-            strategy=strategy,
-            webhook=webhook,
-            metadata=metadata,
-            listen=False,
-        )
+        started = await self.start(app_name, user_id, session_id, listen=False, **options)
         return started.run
 
     async def start(
@@ -123,18 +115,14 @@ class Runs:
         user_id: str,
         session_id: str,
         *,
-        new_message: types.Content | None = None,
-        state_delta: dict[str, Any] | None = None,
-        invocation_id: str | None = None,
-        streaming: bool = False,
-        custom_metadata: dict[str, Any] | None = None,
-        strategy: MultitaskStrategy | str = MultitaskStrategy.ENQUEUE,
-        webhook: str | None = None,
-        metadata: dict[str, Any] | None = None,
         listen: bool = True,
+        **options: Unpack[RunOptions],
     ) -> StartedRun:
         """``create``, and (``listen``) the run's events from its very first one when this
         process executes it: what a client waiting for the run's answer reads."""
+        new_message = options.get("new_message")
+        invocation_id = options.get("invocation_id")
+        strategy = options.get("strategy", MultitaskStrategy.ENQUEUE)
         try:
             chosen = MultitaskStrategy(strategy)
         except ValueError:
@@ -159,15 +147,17 @@ class Runs:
                 raise InvocationNotFoundError(**key, invocation_id=continued)
         request = RunRequest(
             new_message=new_message,
-            state_delta=state_delta,
+            state_delta=options.get("state_delta"),
             continuing=continued is not None,
-            streaming=streaming,
-            custom_metadata=custom_metadata,
+            streaming=options.get("streaming", False),
+            custom_metadata=options.get("custom_metadata"),
         )
         if continued is None:
             row = self._new_row(app_name, user_id, session_id, new_invocation_id(), chosen, request)
             run = await self.store.create_run(
-                dataclasses.replace(row, webhook=webhook, metadata=metadata or {})
+                dataclasses.replace(
+                    row, webhook=options.get("webhook"), metadata=options.get("metadata") or {}
+                )
             )
         else:
             run = await self._continue(app_name, user_id, session_id, continued, chosen, request)

@@ -55,7 +55,9 @@ async def test_a_schedule_fires_runs_into_its_session(harness: Harness, session_
     stored = await harness.runs.create_schedule(schedule("weekly", session_id))
     schedules = harness.temporal.schedules
     await schedules.create(stored)
-    handle: ScheduleHandle = harness.client.get_schedule_handle("cairn-schedule/recorder/u/weekly")
+    handle: ScheduleHandle = harness.client.get_schedule_handle(
+        f"cairn-schedule/{harness.task_queue}/recorder/u/weekly"
+    )
     described = await handle.describe()
     [calendar] = described.schedule.spec.calendars  # Temporal keeps the cron as a calendar
     assert [(r.start, r.end) for r in calendar.hour] == [(9, 9)]
@@ -101,7 +103,9 @@ async def test_a_deleted_schedule_fires_no_run(harness: Harness) -> None:
     stored = await harness.runs.create_schedule(schedule("gone", None))
     await harness.temporal.schedules.create(stored)
     await harness.runs.delete_schedule(APP, USER, "gone")  # its row went first
-    handle = harness.client.get_schedule_handle("cairn-schedule/recorder/u/gone")
+    handle = harness.client.get_schedule_handle(
+        f"cairn-schedule/{harness.task_queue}/recorder/u/gone"
+    )
     async with harness.worker():
         await harness.temporal.schedules.trigger(APP, USER, "gone")
 
