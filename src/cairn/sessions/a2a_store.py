@@ -56,10 +56,16 @@ class A2aStore(abc.ABC):
     @abc.abstractmethod
     async def claim_message(
         self, app_name: str, user_id: str, session_id: str, message_id: str, task_id: str
-    ) -> str:
+    ) -> str | None:
         """Record that message ``message_id`` of the session goes to ``task_id`` and return
-        ``task_id``; if the message was recorded before, change nothing and return the task
-        it went to then."""
+        None; if the message was recorded before, change nothing and return the task it went
+        to then."""
+
+    @abc.abstractmethod
+    async def message_task(
+        self, app_name: str, user_id: str, session_id: str, message_id: str
+    ) -> str | None:
+        """The task message ``message_id`` of the session went to, or None."""
 
     @abc.abstractmethod
     async def set_push_config(self, config: A2aPushConfig) -> A2aPushConfig:
@@ -98,9 +104,19 @@ class InMemoryA2aStore(A2aStore):
 
     async def claim_message(
         self, app_name: str, user_id: str, session_id: str, message_id: str, task_id: str
-    ) -> str:
+    ) -> str | None:
         with self._lock:
-            return self._messages.setdefault((app_name, user_id, session_id, message_id), task_id)
+            key = (app_name, user_id, session_id, message_id)
+            earlier = self._messages.get(key)
+            if earlier is None:
+                self._messages[key] = task_id
+            return earlier
+
+    async def message_task(
+        self, app_name: str, user_id: str, session_id: str, message_id: str
+    ) -> str | None:
+        with self._lock:
+            return self._messages.get((app_name, user_id, session_id, message_id))
 
     async def set_push_config(self, config: A2aPushConfig) -> A2aPushConfig:
         with self._lock:

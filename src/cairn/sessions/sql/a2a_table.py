@@ -112,7 +112,7 @@ class SqlA2aStore(A2aStore):
 
     async def claim_message(
         self, app_name: str, user_id: str, session_id: str, message_id: str, task_id: str
-    ) -> str:
+    ) -> str | None:
         key = {
             "app_name": app_name,
             "user_id": user_id,
@@ -122,11 +122,20 @@ class SqlA2aStore(A2aStore):
         try:
             statement = insert(a2a_messages).values(**key, task_id=task_id)
             await self.database.transaction(_insert, statement, write=True)
-            return task_id
+            return None
         except IntegrityError:
-            where = and_(*(a2a_messages.c[name] == value for name, value in key.items()))
-            found = await self.database.transaction(_message_task, where, write=False)
-            return task_id if found is None else found
+            return await self.message_task(app_name, user_id, session_id, message_id)
+
+    async def message_task(
+        self, app_name: str, user_id: str, session_id: str, message_id: str
+    ) -> str | None:
+        where = and_(
+            a2a_messages.c.app_name == app_name,
+            a2a_messages.c.user_id == user_id,
+            a2a_messages.c.session_id == session_id,
+            a2a_messages.c.message_id == message_id,
+        )
+        return await self.database.transaction(_message_task, where, write=False)
 
     async def set_push_config(self, config: A2aPushConfig) -> A2aPushConfig:
         await self.database.transaction(_replace_push, config, write=True)
