@@ -260,18 +260,22 @@ class CairnRequestHandler(RequestHandler):
         custom: dict[str, Any] | None,
         context: ServerCallContext,
     ) -> tuple[A2aTask, StoredRun]:
+        # A message id is claimed in its context; a message that starts a new context is
+        # claimed among the caller's new conversations (a resend cannot know the context).
         session_id = message.context_id or str(uuid.uuid4())
         user_id = self._user(context, session_id)
+        caller = context.state.get(PRINCIPAL_STATE)
+        claim = (user_id, session_id) if message.context_id else (str(caller or ""), "")
         task_id = new_invocation_id()
-        earlier = await self.store.claim_message(
-            self.app_name, user_id, session_id, message.message_id, task_id
-        )
-        row = A2aTask(self.app_name, earlier or task_id, user_id, session_id, time.time())
+        earlier = await self.store.claim_message(self.app_name, *claim, message.message_id, task_id)
         if earlier is not None:
             stored = await self.store.get_task(self.app_name, earlier)
-            first = await self.runs.store.get_run(self.app_name, user_id, session_id, earlier)
-            if stored is not None and first is not None:
-                return stored, first  # a resent message: the task the first one made
+            if stored is not None:
+                user_id, session_id = stored.user_id, stored.session_id
+                first = await self.runs.store.get_run(self.app_name, user_id, session_id, earlier)
+                if first is not None:
+                    return stored, first  # a resent message: the task the first one made
+        row = A2aTask(self.app_name, earlier or task_id, user_id, session_id, time.time())
         await self._ensure_session(user_id, session_id)
         with contextlib.suppress(AlreadyExistsError):
             await self.store.record_task(row)
