@@ -12,13 +12,15 @@ from google.genai import types
 from cairn.agents.branches import sees
 from cairn.events.event import Event
 from cairn.events.event_actions import EventCompaction
-from cairn.events.interrupts import PROTOCOL_FUNCTIONS, awaiting_confirmation
+from cairn.events.interrupts import PROTOCOL_FUNCTIONS, RECORD_FUNCTIONS, awaiting_confirmation
+
+_UNSEEN = PROTOCOL_FUNCTIONS | RECORD_FUNCTIONS
 
 
 def _is_protocol(part: types.Part) -> bool:
     call, response = part.function_call, part.function_response
-    return (call is not None and call.name in PROTOCOL_FUNCTIONS) or (
-        response is not None and response.name in PROTOCOL_FUNCTIONS
+    return (call is not None and call.name in _UNSEEN) or (
+        response is not None and response.name in _UNSEEN
     )
 
 
