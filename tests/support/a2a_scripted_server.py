@@ -19,7 +19,8 @@ Run as its own uvicorn process by :func:`a2a_scripted_server`; a test queues rep
   (a test kills the client while the remote still works), after marking the task working.
 
 The replies an answer gets echo it: ``{"answer": "{input}"}`` puts the received text in.
-With the queue empty the agent answers ``"no script"``. Options: ``--no-streaming``
+With the queue empty the agent answers ``"no script"``. ``POST /control/reset`` (a test's
+start) forgets the script, what was received and the messageIds seen. Options: ``--no-streaming``
 (the card declares no streaming), ``--dedup`` (the card declares cairn's idempotent
 message extension and a repeated messageId answers the task the first one made, without
 running the agent again), ``--rest-first`` (the card offers HTTP+JSON before JSON-RPC),
@@ -78,6 +79,7 @@ looks for before it resends after a crash)."""
 _script: list[dict[str, Any]] = []
 _received: list[dict[str, Any]] = []
 _requests: list[dict[str, Any]] = []
+_executed: list[str] = []
 _release = asyncio.Event()
 
 
@@ -126,6 +128,7 @@ class ScriptedExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         reply = _script.pop(0) if _script else {"answer": "no script"}
         said = _text_of(context.message) if context.message else ""
+        _executed.append(context.message.message_id if context.message else "")
         task_id, context_id = context.task_id or "", context.context_id or ""
         if "message" in reply:
             text = str(reply["message"]).replace("{input}", said)
@@ -248,7 +251,9 @@ def build_app(port: int, *, streaming: bool, dedup: bool, rest_first: bool, stat
         capabilities=AgentCapabilities(streaming=streaming, extensions=extensions),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
-        skills=[AgentSkill(id="script", name="script", description="Follows a script.", tags=["script"])],
+        skills=[
+            AgentSkill(id="script", name="script", description="Follows a script.", tags=["script"])
+        ],
     )
     handler = RecordingHandler(
         agent_executor=ScriptedExecutor(),
@@ -267,6 +272,16 @@ def build_app(port: int, *, streaming: bool, dedup: bool, rest_first: bool, stat
     async def get_requests(request: Request) -> Response:
         return JSONResponse(_requests)
 
+    async def get_executed(request: Request) -> Response:
+        return JSONResponse(_executed)
+
+    async def reset(request: Request) -> Response:
+        for kept in (_script, _received, _requests, _executed):
+            kept.clear()
+        _release.clear()
+        handler.tasks_by_message.clear()
+        return JSONResponse({"reset": True})
+
     async def release(request: Request) -> Response:
         _release.set()
         return JSONResponse({"released": True})
@@ -278,6 +293,8 @@ def build_app(port: int, *, streaming: bool, dedup: bool, rest_first: bool, stat
         Route("/control/script", put_script, methods=["PUT"]),
         Route("/control/received", get_received, methods=["GET"]),
         Route("/control/requests", get_requests, methods=["GET"]),
+        Route("/control/executed", get_executed, methods=["GET"]),
+        Route("/control/reset", reset, methods=["POST"]),
         Route("/control/release", release, methods=["POST"]),
         Route("/control/health", health, methods=["GET"]),
     ]
@@ -332,8 +349,17 @@ class ScriptedA2aServer:
         found: list[dict[str, Any]] = self._call("GET", "/control/requests")
         return found
 
+    def executed(self) -> list[str]:
+        """The messageIds the agent ran for (a message answered from the dedup table is not)."""
+        found: list[str] = self._call("GET", "/control/executed")
+        return found
+
     def release(self) -> None:
         self._call("POST", "/control/release")
+
+    def reset(self) -> None:
+        """Forget the script, what was received and the messageIds seen; hold again."""
+        self._call("POST", "/control/reset")
 
 
 def _free_port() -> int:

@@ -1,6 +1,7 @@
 """ADK's path for ``RemoteA2aAgent`` (which lives in ``cairn.a2a.agent``; needs the ``a2a``
 extra: ``pip install 'cairn[a2a]'``)."""
 
+from cairn.a2a.agent.exchanges import A2A_METADATA_PREFIX
 from cairn.a2a.agent.remote_a2a_agent import (
     AGENT_CARD_WELL_KNOWN_PATH,
     DEFAULT_TIMEOUT,
@@ -8,7 +9,6 @@ from cairn.a2a.agent.remote_a2a_agent import (
     AgentCardResolutionError,
     RemoteA2aAgent,
 )
-from cairn.a2a.agent.exchanges import A2A_METADATA_PREFIX
 
 __all__ = [
     "A2A_METADATA_PREFIX",

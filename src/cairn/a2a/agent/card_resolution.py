@@ -101,8 +101,7 @@ def read_card_file(agent: str, path: str) -> AgentCard:
         return parse_agent_card(data)
     except (ValueError, ParseError) as error:
         raise AgentCardResolutionError(
-            f"remote agent {agent!r}: agent card file {path!r} is not a valid agent card: "
-            f"{error}"
+            f"remote agent {agent!r}: agent card file {path!r} is not a valid agent card: {error}"
         ) from error
 
 
@@ -148,7 +147,8 @@ def check_card(agent: str, card: AgentCard, source: str | None) -> None:
 
 
 def deduplicates(card: AgentCard) -> bool:
-    """The remote says a repeated messageId never runs twice (``IDEMPOTENT_MESSAGE_ID_EXTENSION``)."""
+    """The remote says a repeated messageId never runs twice (its card has
+    ``IDEMPOTENT_MESSAGE_ID_EXTENSION``)."""
     return any(
         extension.uri == IDEMPOTENT_MESSAGE_ID_EXTENSION
         for extension in card.capabilities.extensions

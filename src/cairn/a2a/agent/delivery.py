@@ -164,7 +164,11 @@ class Delivery:
                 "contextId": task.context_id,
             },
         )
-        result = {"taskId": task.id, "contextId": task.context_id, "state": state_name(progress.state)}
+        result = {
+            "taskId": task.id,
+            "contextId": task.context_id,
+            "state": state_name(progress.state),
+        }
         self.call = wait
         return accepted_event(self.ctx, self.agent.name, call, result, wait)
 
@@ -274,7 +278,11 @@ class Delivery:
             event = Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch)
         event.partial = None
         if state in _FAILED_STATES and not event.error_code:
-            said = "\n".join(p.text for p in (event.content.parts or []) if p.text) if event.content else ""
+            said = (
+                "\n".join(p.text for p in (event.content.parts or []) if p.text)
+                if event.content
+                else ""
+            )
             event.error_code = state_name(state or 0)
             event.error_message = (
                 f"remote agent {agent.name!r}: its task {task_id} ended "
@@ -378,7 +386,10 @@ class Delivery:
         try:
             task = await self._get_task(str(task_id))
         except (A2AError, httpx.HTTPError) as error:
-            why = f"the process sending it stopped, and task {task_id} could not be read ({_cause(error)})"
+            why = (
+                f"the process sending it stopped, and task {task_id} could not be read "
+                f"({_cause(error)})"
+            )
             async for event in self._ask(call, why):
                 yield event
             return
@@ -397,7 +408,9 @@ class Delivery:
         """A recorded wait for a task: read the task again (reading twice changes nothing)."""
         args = dict(call.args or {})
         progress = TaskProgress()
-        progress.adopt(Task(id=str(args.get("taskId")), context_id=str(args.get("contextId") or "")))
+        progress.adopt(
+            Task(id=str(args.get("taskId")), context_id=str(args.get("contextId") or ""))
+        )
         async for event in self._finish(progress):
             yield event
 

@@ -132,7 +132,9 @@ def standing(ctx: InvocationContext, agent_name: str) -> Standing:
     return Standing("fresh")
 
 
-def _event(ctx: InvocationContext, agent_name: str, record: str, call_id: str, **fields: Any) -> Event:
+def _event(
+    ctx: InvocationContext, agent_name: str, record: str, call_id: str, **fields: Any
+) -> Event:
     return Event(
         invocation_id=ctx.invocation_id,
         author=agent_name,
@@ -209,7 +211,11 @@ def in_doubt_event(
         id=f"doubt-{uuid.uuid4()}",
         name=RESOLVE_IN_DOUBT_FUNCTION,
         args={
-            "originalFunctionCall": {"id": call.id, "name": call.name, "args": dict(call.args or {})},
+            "originalFunctionCall": {
+                "id": call.id,
+                "name": call.name,
+                "args": dict(call.args or {}),
+            },
             "message": message,
         },
     )

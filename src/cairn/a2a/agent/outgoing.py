@@ -25,7 +25,10 @@ from cairn.events.event import Event
 from cairn.events.interrupts import PROTOCOL_FUNCTIONS, RECORD_FUNCTIONS
 from cairn.sessions.session import Session
 
-_STAND_IN_CALLS = {MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT, MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH}
+_STAND_IN_CALLS = {
+    MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT,
+    MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH,
+}
 _NOT_SENT = PROTOCOL_FUNCTIONS | RECORD_FUNCTIONS
 """Confirmation, credential and in-doubt exchanges, and the records of A2A calls: between
 the runtime and its user, never part of the conversation sent on."""
@@ -155,8 +158,7 @@ def answer_parts(
             continue
         named = response.model_copy(update={"name": names.get(call_id) or response.name})
         parts += [
-            _mark_user_input(p)
-            for p in _converted(types.Part(function_response=named), converter)
+            _mark_user_input(p) for p in _converted(types.Part(function_response=named), converter)
         ]
     return parts
 

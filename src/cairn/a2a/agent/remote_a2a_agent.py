@@ -14,6 +14,7 @@ the in-doubt rule, never by sending twice (``cairn.a2a.agent.delivery``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import uuid
 from collections.abc import AsyncGenerator, Callable, Mapping
@@ -82,7 +83,7 @@ def _static_auth_headers(scheme: Any, credential: AuthCredential | None) -> dict
             "RequestInterceptor)"
         )
     if isinstance(scheme, APIKey) and credential.api_key:
-        if scheme.in_ != APIKeyIn.HEADER:
+        if scheme.in_ != APIKeyIn.header:
             raise ValueError(
                 f"RemoteA2aAgent: an API key in the {scheme.in_.value} is not supported; put it in "
                 "a header (APIKey(in_='header', name=...))"
@@ -100,6 +101,17 @@ def _static_auth_headers(scheme: Any, credential: AuthCredential | None) -> dict
         "bearer token (an HTTP bearer credential, or an OAuth2 credential with its "
         "access_token); for other schemes, add the header in a RequestInterceptor"
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Hooks:
+    """The functions a RemoteA2aAgent was given (kept together: a pydantic private attribute
+    holding a plain function would hand it back bound to the agent)."""
+
+    genai_part_converter: GenAIPartToA2APartConverter = convert_genai_part_to_a2a_part
+    a2a_part_converter: A2APartToGenAIPartConverter = convert_a2a_part_to_genai_part
+    meta_provider: Callable[[InvocationContext, A2AMessage], dict[str, Any]] | None = None
+    context_builder: ContextBuilder | None = None
 
 
 class RemoteA2aAgent(BaseAgent):
@@ -123,17 +135,7 @@ class RemoteA2aAgent(BaseAgent):
     _client_loop: asyncio.AbstractEventLoop | None = PrivateAttr(default=None)
     _factory: ClientFactory | None = PrivateAttr(default=None)
     _timeout: float = PrivateAttr(default=DEFAULT_TIMEOUT)
-    _genai_part_converter: GenAIPartToA2APartConverter = PrivateAttr(
-        default=convert_genai_part_to_a2a_part
-    )
-    _a2a_part_converter: A2APartToGenAIPartConverter = PrivateAttr(
-        default=convert_a2a_part_to_genai_part
-    )
-    _meta_provider: Callable[[InvocationContext, A2AMessage], dict[str, Any]] | None = PrivateAttr(
-        default=None
-    )
-    _full_history_when_stateless: bool = PrivateAttr(default=False)
-    _context_builder: ContextBuilder | None = PrivateAttr(default=None)
+    _hooks: _Hooks = PrivateAttr(default_factory=lambda: _Hooks())
     _config: A2aRemoteAgentConfig = PrivateAttr(default_factory=A2aRemoteAgentConfig)
     _auth_headers: dict[str, str] = PrivateAttr(default_factory=dict)
     _arguments: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -210,7 +212,6 @@ class RemoteA2aAgent(BaseAgent):
         self._given_http = httpx_client
         self._factory = a2a_client_factory
         self._timeout = timeout
-        self._genai_part_converter = genai_part_converter
         chosen = config or A2aRemoteAgentConfig()
         if a2a_part_converter is not convert_a2a_part_to_genai_part:
             chosen = chosen.model_copy(update={"a2a_part_converter": a2a_part_converter})
@@ -224,10 +225,13 @@ class RemoteA2aAgent(BaseAgent):
                 }
             )
         self._config = chosen
-        self._a2a_part_converter = chosen.a2a_part_converter
-        self._meta_provider = a2a_request_meta_provider
+        self._hooks = _Hooks(
+            genai_part_converter,
+            chosen.a2a_part_converter,
+            a2a_request_meta_provider,
+            context_builder,
+        )
         self._full_history_when_stateless = full_history_when_stateless
-        self._context_builder = context_builder
         self._auth_headers = _static_auth_headers(auth_scheme, auth_credential)
 
     @field_validator("mode")
@@ -247,7 +251,7 @@ class RemoteA2aAgent(BaseAgent):
 
     @property
     def a2a_part_converter(self) -> A2APartToGenAIPartConverter:
-        return self._a2a_part_converter
+        return self._hooks.a2a_part_converter
 
     @property
     def timeout(self) -> float:
@@ -278,7 +282,9 @@ class RemoteA2aAgent(BaseAgent):
             return
         message = self._message(ctx, now)
         if message is None:
-            logger.warning("remote agent %r: nothing to send (no conversation since its last turn)", self.name)
+            logger.warning(
+                "remote agent %r: nothing to send (no conversation since its last turn)", self.name
+            )
             yield Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch)
             return
         intercepted, parameters = await execute_before_request_interceptors(
@@ -288,8 +294,8 @@ class RemoteA2aAgent(BaseAgent):
             yield intercepted  # an interceptor answered instead; nothing is sent
             return
         self._add_request_headers(parameters)
-        if self._meta_provider is not None:
-            parameters.request_metadata = self._meta_provider(ctx, intercepted)
+        if self._hooks.meta_provider is not None:
+            parameters.request_metadata = self._hooks.meta_provider(ctx, intercepted)
         delivery = Delivery(self, ctx, client, card, parameters)
         async for event in delivery.send(intercepted):
             yield event
@@ -299,17 +305,19 @@ class RemoteA2aAgent(BaseAgent):
         since the remote's last reply."""
         task_id: str | None = None
         if now.kind == "answered" and now.reply is not None:
-            parts = answer_parts(now.reply, now.answers, self._genai_part_converter)
+            parts = answer_parts(now.reply, now.answers, self._hooks.genai_part_converter)
             metadata = now.reply.custom_metadata or {}
             task_id = metadata.get(TASK_ID)
             context_id = metadata.get(CONTEXT_ID)
-        elif self._context_builder is not None:
-            parts, context_id = self._context_builder(ctx, self.name, self._genai_part_converter)
+        elif self._hooks.context_builder is not None:
+            parts, context_id = self._hooks.context_builder(
+                ctx, self.name, self._hooks.genai_part_converter
+            )
         else:
             parts, context_id = conversation_parts(
                 ctx,
                 self.name,
-                self._genai_part_converter,
+                self._hooks.genai_part_converter,
                 full_history_when_stateless=self._full_history_when_stateless,
             )
         if not parts:
@@ -325,7 +333,9 @@ class RemoteA2aAgent(BaseAgent):
             task_id=task_id or "",
         )
 
-    async def _parameters(self, ctx: InvocationContext, message: A2AMessage | None) -> ParametersConfig:
+    async def _parameters(
+        self, ctx: InvocationContext, message: A2AMessage | None
+    ) -> ParametersConfig:
         """The parameters a resent message goes with (the hooks run again; the message sent
         is the one recorded)."""
         _, parameters = await execute_before_request_interceptors(
@@ -362,9 +372,10 @@ class RemoteA2aAgent(BaseAgent):
     async def _connect(self, ctx: InvocationContext) -> tuple[Client, AgentCard]:
         loop = asyncio.get_running_loop()
         fresh = self._per_invocation_card()
-        if self._client is not None and self._card is not None and self._client_loop is loop:
-            if not fresh:
-                return self._client, self._card
+        reuse = self._client is not None and self._card is not None and not fresh
+        if reuse and self._client_loop is loop:
+            assert self._client is not None and self._card is not None
+            return self._client, self._card
         card = await self._resolve_card(ctx, fresh)
         try:
             client = self._client_factory().create(card)
@@ -392,9 +403,7 @@ class RemoteA2aAgent(BaseAgent):
             headers = {**self._auth_headers, **http_kwargs.get("headers", {})}
             if headers:
                 http_kwargs["headers"] = headers
-            card = await fetch_card(
-                self.name, self._card_source, self._card_http(), http_kwargs
-            )
+            card = await fetch_card(self.name, self._card_source, self._card_http(), http_kwargs)
         elif self._card_source is not None:
             card = read_card_file(self.name, self._card_source)
         else:
@@ -437,8 +446,10 @@ class RemoteA2aAgent(BaseAgent):
             except (RuntimeError, httpx.HTTPError, A2AError) as error:
                 logger.warning("remote agent %r: closing its client failed: %s", self.name, error)
 
-    close = cleanup
-    """``Runner.close()`` closes the agents it runs that have an async ``close()``."""
+    async def close(self) -> None:
+        """The same as ``cleanup()``: ``Runner.close()`` closes the agents it runs that have
+        an async ``close()``."""
+        await self.cleanup()
 
 
 __all__ = [

@@ -40,14 +40,14 @@ class TaskProgress:
         elif kind == "task":
             self.adopt(item.task)
         elif kind == "status_update":
-            update = item.status_update
-            task = self._task(update.task_id, update.context_id)
-            if update.status.HasField("message"):
-                task.history.append(update.status.message)
-            task.status.CopyFrom(update.status)
+            status = item.status_update
+            task = self._task(status.task_id, status.context_id)
+            if status.status.HasField("message"):
+                task.history.append(status.status.message)
+            task.status.CopyFrom(status.status)
         elif kind == "artifact_update":
-            update = item.artifact_update
-            append_artifact_to_task(self._task(update.task_id, update.context_id), update)
+            chunk = item.artifact_update
+            append_artifact_to_task(self._task(chunk.task_id, chunk.context_id), chunk)
 
     def adopt(self, task: Task) -> None:
         """A whole task (a snapshot): it replaces what was known, keeping artifacts that

@@ -36,7 +36,9 @@ async def execute_before_request_interceptors(
 ) -> tuple[A2AMessage | Event, ParametersConfig]:
     """The message and parameters after every ``before_request`` hook, in order; an Event
     as soon as one answers instead."""
-    parameters = ParametersConfig(client_call_context=ClientCallContext(state=dict(ctx.session.state)))
+    parameters = ParametersConfig(
+        client_call_context=ClientCallContext(state=dict(ctx.session.state))
+    )
     for interceptor in request_interceptors or []:
         if interceptor.before_request is None:
             continue

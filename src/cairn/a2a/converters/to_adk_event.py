@@ -75,7 +75,9 @@ A2AArtifactUpdateToEventConverter = Callable[
 ]
 """``(artifact_update, author, invocation_context, part_converter) -> Event | None``."""
 
-WAITING_STATES = frozenset({TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED})
+WAITING_STATES = frozenset(
+    {TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED}
+)
 """A remote task that waits for the caller: a pause, not an end."""
 ENDED_STATES = frozenset(
     {
@@ -114,7 +116,9 @@ def _convert_parts(
             continue
         parts = made if isinstance(made, list) else [made] if made is not None else []
         if _metadata(a2a_part).get(_LONG_RUNNING) is True:
-            long_running |= {p.function_call.id for p in parts if p.function_call and p.function_call.id}
+            long_running |= {
+                p.function_call.id for p in parts if p.function_call and p.function_call.id
+            }
         converted.extend(parts)
     return converted, long_running
 
@@ -201,15 +205,23 @@ def _stand_in_call(
     if long_running or state not in WAITING_STATES:
         return parts, long_running
     auth = state == TaskState.TASK_STATE_AUTH_REQUIRED
-    name = MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH if auth else MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT
+    name = (
+        MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH
+        if auth
+        else MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT
+    )
     key = "auth_required" if auth else "input_required"
     for index in range(len(parts) - 1, -1, -1):
         prompt = _prompt(parts[index])
         if prompt:
             call_id = str(uuid.uuid4())
-            parts = [*parts[:index], types.Part(
-                function_call=types.FunctionCall(id=call_id, name=name, args={key: prompt})
-            ), *parts[index + 1 :]]
+            parts = [
+                *parts[:index],
+                types.Part(
+                    function_call=types.FunctionCall(id=call_id, name=name, args={key: prompt})
+                ),
+                *parts[index + 1 :],
+            ]
             return parts, {call_id}
     return parts, long_running
 
