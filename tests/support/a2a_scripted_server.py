@@ -24,7 +24,8 @@ start) forgets the script, what was received and the messageIds seen. Options: `
 (the card declares no streaming), ``--dedup`` (the card declares cairn's idempotent
 message extension and a repeated messageId answers the task the first one made, without
 running the agent again), ``--rest-first`` (the card offers HTTP+JSON before JSON-RPC),
-``--status 503`` (every A2A request answers that HTTP status).
+``--status 503`` (every A2A request answers that HTTP status), ``--card-host localhost``
+(the card names its endpoints on that host).
 """
 
 from __future__ import annotations
@@ -234,8 +235,10 @@ class RecordingHandler(DefaultRequestHandler):
             yield event
 
 
-def build_app(port: int, *, streaming: bool, dedup: bool, rest_first: bool, status: int) -> Any:
-    base = f"http://127.0.0.1:{port}"
+def build_app(
+    port: int, *, streaming: bool, dedup: bool, rest_first: bool, status: int, host: str
+) -> Any:
+    base = f"http://{host}:{port}"
     interfaces = [
         AgentInterface(protocol_binding="JSONRPC", protocol_version="1.0", url=f"{base}/rpc"),
         AgentInterface(protocol_binding="HTTP+JSON", protocol_version="1.0", url=f"{base}/rest"),
@@ -411,6 +414,7 @@ def main() -> None:
     parser.add_argument("--dedup", action="store_true")
     parser.add_argument("--rest-first", action="store_true")
     parser.add_argument("--status", type=int, default=0)
+    parser.add_argument("--card-host", default="127.0.0.1")
     args = parser.parse_args()
     app = build_app(
         args.port,
@@ -418,6 +422,7 @@ def main() -> None:
         dedup=args.dedup,
         rest_first=args.rest_first,
         status=args.status,
+        host=args.card_host,
     )
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 

@@ -332,18 +332,19 @@ class Delivery:
     async def _failed(
         self, error: BaseException, message: A2AMessage, *, again: bool
     ) -> AsyncGenerator[Event, None]:
-        """A call that failed: an error when it never left or the remote answered with one;
-        in doubt when the connection broke after the request went out."""
+        """A call that failed: the task is read when it is known; else an error when the
+        message never left or the remote answered with one, and in doubt when the
+        connection broke after the request went out."""
+        call = self.call
+        assert call is not None
+        if call.name == A2A_AWAIT_TASK_FUNCTION:
+            async for event in self._await(call):  # the task is known: what became of it
+                yield event
+            return
         fate = fate_of(error)
         if fate != "unknown":
             reached = "could not be reached" if fate == "unsent" else "answered with an error"
             async for event in self._error_reply(f"{reached}: {_cause(error)}", False):
-                yield event
-            return
-        call = self.call
-        assert call is not None
-        if call.name == A2A_AWAIT_TASK_FUNCTION:
-            async for event in self._await(call):
                 yield event
             return
         if deduplicates(self.card) and not again:
