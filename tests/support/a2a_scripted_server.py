@@ -365,22 +365,14 @@ class ScriptedA2aServer:
         self._call("POST", "/control/reset")
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextlib.contextmanager
 def a2a_scripted_server(*options: str) -> Iterator[ScriptedA2aServer]:
     """The server in its own process on a free loopback port, until the block ends;
     ``options`` are its command-line flags (``--no-streaming``, ``--dedup``, ...)."""
+    from tests.support.model_server import free_port
     from tests.support.waiting import BOUND_SECONDS, wait_until
 
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "tests.support.a2a_scripted_server", str(port), *options]
     process = subprocess.Popen(command, cwd=ROOT, env=dict(os.environ))
     server = ScriptedA2aServer(f"http://127.0.0.1:{port}")

@@ -122,7 +122,9 @@ def _answers_to_others_retold(contents: list[types.Content]) -> list[types.Conte
                 kept.append(part)
                 continue
             result = json.dumps(response.response or {}, ensure_ascii=False, default=str)
-            kept.append(types.Part(text=f"For context:\n[user] answered `{response.name}`: {result}"))
+            kept.append(
+                types.Part(text=f"For context:\n[user] answered `{response.name}`: {result}")
+            )
         shown.append(content.model_copy(update={"parts": kept}))
     return shown
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from google.genai import types
+from tests.hitl.driver import message_for
 
 from cairn import Event, Runner
 from cairn.agents.run_config import RunConfig
@@ -29,16 +30,9 @@ async def turn(
 
 
 def answer(interrupt_id: str, name: str, response: dict[str, Any]) -> types.Content:
-    return types.Content(
-        role="user",
-        parts=[
-            types.Part(
-                function_response=types.FunctionResponse(
-                    id=interrupt_id, name=name, response=response
-                )
-            )
-        ],
-    )
+    content = message_for({"answer": [[interrupt_id, name, response]]})
+    assert content is not None
+    return content
 
 
 def texts(events: list[Event], author: str | None = None) -> list[str]:

@@ -3,13 +3,13 @@ error event (the runner goes on); a card that cannot be had or used says why."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface
 from tests.a2a.client.steps import SESSION, USER, records, texts, turn
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
+from tests.support.model_server import free_port
 
 from cairn import Event, InMemoryRunner, Runner
 from cairn.agents.remote_a2a_agent import RemoteA2aAgent
@@ -21,21 +21,13 @@ async def runner_for(agent: RemoteA2aAgent) -> Runner:
     return runner
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 def only_error(events: list[Event]) -> Event:
     [failed] = [e for e in events if e.error_code]
     return failed
 
 
 async def test_an_unreachable_card_is_an_error_event_naming_the_url() -> None:
-    url = f"http://127.0.0.1:{closed_port()}/.well-known/agent-card.json"
+    url = f"http://127.0.0.1:{free_port()}/.well-known/agent-card.json"
     runner = await runner_for(RemoteA2aAgent(name="helper", agent_card=url))
     events = await turn(runner, "hello")
     failed = only_error(events)
@@ -68,7 +60,7 @@ async def test_a_card_that_cannot_be_had_says_what_to_fix(
 
 
 async def test_a_card_in_code_naming_a_closed_port_could_not_be_reached() -> None:
-    url = f"http://127.0.0.1:{closed_port()}/rpc"
+    url = f"http://127.0.0.1:{free_port()}/rpc"
     card = AgentCard(
         name="stray",
         supported_interfaces=[AgentInterface(protocol_binding="JSONRPC", url=url)],

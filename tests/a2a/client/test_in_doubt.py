@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.hitl.driver import SESSION, USER
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
 from tests.support.databases import postgres_database
 from tests.support.waiting import BOUND_SECONDS, until
@@ -115,7 +116,7 @@ class Client:
 
 
 async def session_events(store: BaseSessionService) -> list[Event]:
-    session = await store.get_session(app_name="app", user_id="u", session_id="s")
+    session = await store.get_session(app_name="app", user_id=USER, session_id=SESSION)
     return [] if session is None else session.events
 
 

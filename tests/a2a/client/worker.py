@@ -17,30 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from google.genai import types
+from tests.hitl.driver import run_step
 
 from cairn import Runner
 from cairn.agents.remote_a2a_agent import RemoteA2aAgent
-from cairn.errors import CairnError
 from cairn.sessions.factory import session_service_from_url
-
-USER, SESSION = "u", "s"
-
-
-def message_for(step: dict[str, object]) -> types.Content | None:
-    if "say" in step:
-        return types.UserContent(str(step["say"]))
-    if "answer" in step:
-        return types.Content(
-            role="user",
-            parts=[
-                types.Part(
-                    function_response=types.FunctionResponse(id=i, name=name, response=response)
-                )
-                for i, name, response in step["answer"]  # type: ignore[attr-defined]
-            ],
-        )
-    return None
 
 
 async def main(store_url: str, card: str, step_json: str) -> None:
@@ -55,19 +36,11 @@ async def main(store_url: str, card: str, step_json: str) -> None:
         session_lease_ttl=float(os.environ.get("CAIRN_A2A_TTL", "30")),
         session_busy_timeout=float(os.environ.get("CAIRN_A2A_WAIT", "0")),
     )
-    try:
-        if not step.get("pending_only"):
-            async for event in runner.run_async(
-                user_id=USER,
-                session_id=SESSION,
-                new_message=message_for(step),
-                invocation_id=step.get("continue"),
-            ):
-                print("EVENT " + event.to_json(), flush=True)
-    except CairnError as error:
-        print(f"ERROR {type(error).__name__} {error}".replace("\n", " "), flush=True)
-    pending = await runner.list_pending_interrupts(user_id=USER, session_id=SESSION)
-    print("PENDING " + json.dumps([i.model_dump(mode="json") for i in pending]), flush=True)
+    # Events are printed as they come, so a kill mid-step still shows what came before.
+    outcome = await run_step(runner, step, echo=True)
+    if outcome.error:
+        print(f"ERROR {outcome.error[0]} {outcome.error[1]}".replace("\n", " "), flush=True)
+    print("PENDING " + json.dumps([i.model_dump(mode="json") for i in outcome.pending]), flush=True)
     await runner.close()
     await store.close()
 

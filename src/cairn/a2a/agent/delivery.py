@@ -424,7 +424,7 @@ class Delivery:
             'ignores a message sent twice. Answer {"rerun": true} to send it again (same '
             'messageId), or {"result": ...} with what it answered.'
         )
-        yield in_doubt_event(self.ctx, self.agent.name, call, message)
+        yield in_doubt_event(self.ctx, self.agent, call, message)
 
     async def _given(self, result: Any) -> AsyncGenerator[Event, None]:
         """What the caller says the remote answered, recorded as its answer."""

@@ -23,8 +23,10 @@ from typing import Any, Literal
 
 from google.genai import types
 
+from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext
 from cairn.agents.sub_agent_runs import run_start
+from cairn.agents.tool_calls import interrupt_event
 from cairn.events.event import Event
 from cairn.events.interrupts import (
     A2A_AWAIT_TASK_FUNCTION,
@@ -204,29 +206,12 @@ def mark_reply(event: Event, call: types.FunctionCall, **metadata: Any) -> Event
 
 
 def in_doubt_event(
-    ctx: InvocationContext, agent_name: str, call: types.FunctionCall, message: str
+    ctx: InvocationContext, agent: BaseAgent, call: types.FunctionCall, message: str
 ) -> Event:
     """The question to the caller about a call in doubt (an ``in_doubt`` interrupt)."""
-    asked = types.FunctionCall(
-        id=f"doubt-{uuid.uuid4()}",
-        name=RESOLVE_IN_DOUBT_FUNCTION,
-        args={
-            "originalFunctionCall": {
-                "id": call.id,
-                "name": call.name,
-                "args": dict(call.args or {}),
-            },
-            "message": message,
-        },
-    )
-    return _event(
-        ctx,
-        agent_name,
-        "in_doubt",
-        call.id or "",
-        content=types.Content(role="model", parts=[types.Part(function_call=asked)]),
-        long_running_tool_ids={asked.id or ""},
-    )
+    asked = interrupt_event(agent, ctx, RESOLVE_IN_DOUBT_FUNCTION, [(call, {"message": message})])
+    asked.custom_metadata = {RECORD: "in_doubt", CALL_ID: call.id}
+    return asked
 
 
 def last_context_id(events: list[Event], agent_name: str) -> str | None:
