@@ -12,13 +12,15 @@ from google.genai import types
 from cairn.agents.branches import sees
 from cairn.events.event import Event
 from cairn.events.event_actions import EventCompaction
-from cairn.events.interrupts import PROTOCOL_FUNCTIONS, awaiting_confirmation
+from cairn.events.interrupts import PROTOCOL_FUNCTIONS, RECORD_FUNCTIONS, awaiting_confirmation
+
+_UNSEEN = PROTOCOL_FUNCTIONS | RECORD_FUNCTIONS
 
 
 def _is_protocol(part: types.Part) -> bool:
     call, response = part.function_call, part.function_response
-    return (call is not None and call.name in PROTOCOL_FUNCTIONS) or (
-        response is not None and response.name in PROTOCOL_FUNCTIONS
+    return (call is not None and call.name in _UNSEEN) or (
+        response is not None and response.name in _UNSEEN
     )
 
 
@@ -99,6 +101,32 @@ def answer_next_to_its_call(contents: list[types.Content]) -> list[types.Content
             else:
                 parts[same] = part
     return [*contents[: at + 1], contents[-1].model_copy(update={"parts": parts})]
+
+
+def _answers_to_others_retold(contents: list[types.Content]) -> list[types.Content]:
+    """A function response whose call the prompt does not hold (the user answered another
+    agent's question: a remote agent's input request, say) retold as text: models refuse a
+    response to a call they never made."""
+    made: set[str | None] = set()
+    shown: list[types.Content] = []
+    for content in contents:
+        made |= _call_ids(content)
+        parts = content.parts or []
+        if all(p.function_response is None or p.function_response.id in made for p in parts):
+            shown.append(content)
+            continue
+        kept: list[types.Part] = []
+        for part in parts:
+            response = part.function_response
+            if response is None or response.id in made:
+                kept.append(part)
+                continue
+            result = json.dumps(response.response or {}, ensure_ascii=False, default=str)
+            kept.append(
+                types.Part(text=f"For context:\n[user] answered `{response.name}`: {result}")
+            )
+        shown.append(content.model_copy(update={"parts": kept}))
+    return shown
 
 
 def _call_ids(content: types.Content) -> set[str | None]:
@@ -224,7 +252,8 @@ def build_contents(
     invocation's events count (``include_contents='none'``). A compaction's summary stands
     in for the events it covers (the log keeps them).
     """
-    return answer_next_to_its_call(_build(events, agent_name, branch, invocation_id, isolated)[0])
+    built = _build(events, agent_name, branch, invocation_id, isolated)[0]
+    return answer_next_to_its_call(_answers_to_others_retold(built))
 
 
 def _build(
@@ -322,7 +351,7 @@ class ContentsCache:
         self._entries.move_to_end(key)
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
-        return answer_next_to_its_call(list(built.picked))
+        return answer_next_to_its_call(_answers_to_others_retold(list(built.picked)))
 
     @staticmethod
     def _continues(built: _Built, events: Sequence[Event]) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from cairn.agents.base_agent import BaseAgent
 from cairn.agents.parallel_agent import ParallelAgent
 from cairn.events.event import Event
+from cairn.events.interrupts import interrupted_calls
 
 
 def _transferable(agent: BaseAgent, root: BaseAgent) -> bool:
@@ -46,10 +47,16 @@ def find_agent_to_run(events: Sequence[Event], root: BaseAgent) -> tuple[BaseAge
     """The agent that answers the newest user event, and the branch it works in.
 
     ADK's chat-mode routing: a function response goes to the agent whose call
-    it answers. Otherwise the newest agent event decides: the target of a
+    it answers (and an invocation that stopped in the middle of a call goes back to the
+    agent that made it). Otherwise the newest agent event decides: the target of a
     transfer that was not yet answered, else its author if that agent may keep
     the conversation, else the root.
     """
+    if events and events[-1].author != "user" and interrupted_calls(events[-1], set()):
+        # A call its process never finished: the agent that made it settles it on resume.
+        found = root.find_agent(events[-1].author)
+        if found is not None:
+            return _resumed(found, events[-1].branch, root)
     if events and events[-1].author == "user":
         answered = {r.id for r in events[-1].get_function_responses() if r.id}
         if answered:

@@ -58,6 +58,7 @@ from cairn.tools.function_tool import to_json_result
 from cairn.tools.transfer_to_agent_tool import transfer_to_agent
 
 if TYPE_CHECKING:
+    from cairn.agents.base_agent import BaseAgent
     from cairn.agents.llm_agent import LlmAgent
 
 logger = logging.getLogger(__name__)
@@ -591,7 +592,7 @@ def _auth_config(config: Any) -> AuthConfig:
 
 # -- helpers --------------------------------------------------------------------------------
 def interrupt_event(
-    agent: LlmAgent,
+    agent: BaseAgent,
     ctx: InvocationContext,
     function: str,
     about: list[tuple[types.FunctionCall, dict[str, Any]]],

@@ -50,6 +50,15 @@ PROTOCOL_FUNCTIONS = frozenset(
 )
 """Calls that ask about another call; a model never sees them or their answers."""
 
+A2A_SEND_MESSAGE_FUNCTION = "cairn_a2a_send_message"
+"""A ``RemoteA2aAgent``'s record of a message it sends a remote A2A agent (``cairn.a2a``)."""
+A2A_AWAIT_TASK_FUNCTION = "cairn_a2a_await_task"
+"""A ``RemoteA2aAgent``'s record of its wait for the remote task its message made."""
+RECORD_FUNCTIONS = frozenset({A2A_SEND_MESSAGE_FUNCTION, A2A_AWAIT_TASK_FUNCTION})
+"""Calls that record a side effect of the runtime itself, as a tool call is recorded: committed
+before it, answered after it. A model never sees them; one without an answer means the
+invocation stopped during it (``interrupted``, then in doubt on resume)."""
+
 AWAITING_CONFIRMATION = {"error": "This tool call requires confirmation, please approve or reject."}
 """The response a call gets while it waits for a confirmation (ADK's words): a placeholder
 in the log, which neither answers the call nor reaches the model."""

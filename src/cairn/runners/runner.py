@@ -178,14 +178,21 @@ class Runner:
             await self._close_agents()
 
     async def _close_agents(self) -> None:
-        """Close the agents' toolsets and instruction providers that hold connections."""
+        """Close the agents' toolsets and instruction providers that hold connections, and
+        the agents that hold their own (a ``RemoteA2aAgent``'s HTTP client), agents of
+        ``AgentTool``s included."""
         pending = [self.agent]
         while pending:
             agent = pending.pop()
             pending.extend(agent.sub_agents)
+            closing = getattr(agent, "close", None)
+            if inspect.iscoroutinefunction(closing):
+                await closing()
             for tool in getattr(agent, "tools", []):
                 if isinstance(tool, BaseToolset):
                     await tool.close()
+                elif isinstance(getattr(tool, "agent", None), BaseAgent):
+                    pending.append(tool.agent)
             for provider in (
                 getattr(agent, "instruction", None),
                 getattr(agent, "global_instruction", None),

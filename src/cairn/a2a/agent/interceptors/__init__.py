@@ -1,0 +1,1 @@
+"""Interceptors a ``RemoteA2aAgent`` can add to its requests."""
