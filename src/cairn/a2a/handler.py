@@ -98,6 +98,7 @@ class CairnRequestHandler(RequestHandler):
         self.artifacts = artifacts
         self.push = push or PushNotifier(a2a_store)
         self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._rewatch: set[str] = set()
 
     async def aclose(self) -> None:
         """Stop the push watchers of this process (the tasks themselves go on)."""
@@ -477,18 +478,28 @@ class CairnRequestHandler(RequestHandler):
         return await self.store.set_push_config(stored)
 
     def _watch(self, row: A2aTask, run: StoredRun) -> None:
-        """Notify the task's push configs when its run stops (ends or pauses)."""
-        if row.task_id in self._watchers or not run.status.active:
+        """Notify the task's push configs each time its run stops (ends or pauses). One
+        watcher per task in this process; a task answered while its watcher is finishing is
+        watched again by the same watcher."""
+        if row.task_id in self._watchers:
+            self._rewatch.add(row.task_id)
+            return
+        if not run.status.active:
             return
 
         async def watch() -> None:
             try:
-                await self.runs.wait(run)
-                await self.push.notify(self.app_name, await self._task(row))
+                while True:
+                    await self.runs.wait(run)
+                    await self.push.notify(self.app_name, await self._task(row))
+                    if row.task_id not in self._rewatch:
+                        return
+                    self._rewatch.discard(row.task_id)
             except Exception:
                 logger.exception("push notification of task %s failed", row.task_id)
             finally:
                 self._watchers.pop(row.task_id, None)
+                self._rewatch.discard(row.task_id)
 
         self._watchers[row.task_id] = asyncio.create_task(watch())
 

@@ -162,3 +162,27 @@ async def test_the_http_json_binding(connect: Connect) -> None:
     async with connect(greeter_app(), streaming=False, bindings=["HTTP+JSON"]) as client:
         [response] = [r async for r in client.send_message(said("dee"))]
     assert response.task.status.message.parts[0].text == "hello, dee"
+
+
+async def test_an_a2a_0_3_client_is_answered_on_the_same_endpoint() -> None:
+    from tests.a2a.server.conftest import served
+
+    body = {
+        "jsonrpc": "2.0",
+        "id": "1",
+        "method": "message/send",
+        "params": {
+            "message": {
+                "kind": "message",
+                "messageId": "old-1",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "ida"}],
+            }
+        },
+    }
+    async with served(greeter_app()) as http:
+        answer = (await http.post("/", json=body)).json()
+    task = answer["result"]
+    assert task["kind"] == "task"
+    assert task["status"]["state"] == "completed"
+    assert task["status"]["message"]["parts"] == [{"kind": "text", "text": "hello, ida"}]
