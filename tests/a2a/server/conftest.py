@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.client import Client, ClientConfig, create_client
+from a2a.types import Message, Part, Role, SendMessageRequest
 from starlette.applications import Starlette
 
 from cairn.a2a.utils.agent_to_a2a import to_a2a
@@ -63,3 +66,28 @@ def connect() -> Connect:
 
 def greeter_app() -> Starlette:
     return to_a2a(root_agent("greeter"), host="agent", port=80)
+
+
+def said(text: str, **ids: str) -> SendMessageRequest:
+    """A user message with a fresh message id (unless given), as a send request."""
+    message = Message(
+        message_id=ids.pop("message_id", str(uuid.uuid4())), role=Role.ROLE_USER,
+        parts=[Part(text=text)], **ids,
+    )  # fmt: skip
+    return SendMessageRequest(message=message)
+
+
+@asynccontextmanager
+async def a2a_client(
+    url: str, *, http: httpx.AsyncClient | None = None, streaming: bool = False
+) -> AsyncIterator[Client]:
+    """An a2a-sdk client of the agent at ``url`` (over ``http``, or a new loopback client)."""
+    async with contextlib.AsyncExitStack() as stack:
+        if http is None:
+            http = await stack.enter_async_context(httpx.AsyncClient(timeout=TIMEOUT))
+        config = ClientConfig(streaming=streaming, httpx_client=http)
+        client = await create_client(url, client_config=config)
+        try:
+            yield client
+        finally:
+            await client.close()

@@ -5,34 +5,20 @@ PostgreSQL. The servers are ``cairn.server:app_from_env`` processes under uvicor
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import httpx
 import pytest
-from a2a.client import Client, ClientConfig, create_client
 from a2a.types import (
     GetTaskRequest,
-    Message,
-    Part,
-    Role,
-    SendMessageRequest,
     SubscribeToTaskRequest,
     TaskState,
 )
-from tests.a2a.server.conftest import AGENTS, TIMEOUT
+from tests.a2a.server.conftest import AGENTS, a2a_client, said
 from tests.server.harness import uvicorn_server
 from tests.support.databases import postgres_database
 from tests.support.waiting import until
-
-
-def said(text: str, **ids: str) -> SendMessageRequest:
-    message = Message(
-        message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)], **ids
-    )
-    return SendMessageRequest(message=message)
 
 
 @asynccontextmanager
@@ -44,17 +30,6 @@ async def store_url(kind: str, tmp: Path) -> AsyncIterator[str]:
             yield url
 
 
-@asynccontextmanager
-async def a2a_client(base: str, app_name: str, *, streaming: bool = False) -> AsyncIterator[Client]:
-    async with httpx.AsyncClient(timeout=TIMEOUT) as http:
-        config = ClientConfig(streaming=streaming, httpx_client=http)
-        client = await create_client(f"{base}/a2a/{app_name}", client_config=config)
-        try:
-            yield client
-        finally:
-            await client.close()
-
-
 def env(store: str) -> dict[str, str]:
     return {"CAIRN_AGENTS_DIR": str(AGENTS), "CAIRN_STORE": store, "CAIRN_A2A": "1"}
 
@@ -63,12 +38,12 @@ def env(store: str) -> dict[str, str]:
 async def test_a_pause_is_answered_after_the_server_restarts(kind: str, tmp_path: Path) -> None:
     async with store_url(kind, tmp_path) as store:
         with uvicorn_server(env(store), log=tmp_path / "first.log") as first:
-            async with a2a_client(first, "asker") as client:
+            async with a2a_client(f"{first}/a2a/asker") as client:
                 [asked] = [r async for r in client.send_message(said("paint"))]
         task = asked.task
         assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
         with uvicorn_server(env(store), log=tmp_path / "second.log") as second:
-            async with a2a_client(second, "asker") as client:
+            async with a2a_client(f"{second}/a2a/asker") as client:
                 read = await client.get_task(GetTaskRequest(id=task.id))
                 assert read.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
                 answer = said("teal", task_id=task.id, context_id=task.context_id)
@@ -88,13 +63,13 @@ async def test_a_task_is_followed_from_another_server(kind: str, tmp_path: Path)
             uvicorn_server(env(store), log=tmp_path / "runner.log") as runner,
             uvicorn_server(env(store), log=tmp_path / "reader.log") as reader,
         ):
-            async with a2a_client(runner, "gate") as client:
+            async with a2a_client(f"{runner}/a2a/gate") as client:
                 request = said(str(flag))
                 request.configuration.return_immediately = True
                 [started] = [r async for r in client.send_message(request)]
             task_id = started.task.id
 
-            async with a2a_client(reader, "gate", streaming=True) as client:
+            async with a2a_client(f"{reader}/a2a/gate", streaming=True) as client:
 
                 async def working() -> bool:
                     read = await client.get_task(GetTaskRequest(id=task_id))

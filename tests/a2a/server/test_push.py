@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 
 import pytest
 from a2a.types import (
@@ -14,24 +13,13 @@ from a2a.types import (
     DeleteTaskPushNotificationConfigRequest,
     GetTaskPushNotificationConfigRequest,
     ListTaskPushNotificationConfigsRequest,
-    Message,
-    Part,
-    Role,
-    SendMessageRequest,
     TaskPushNotificationConfig,
     TaskState,
 )
-from tests.a2a.server.conftest import Connect, root_agent
+from tests.a2a.server.conftest import Connect, root_agent, said
 from tests.support.webhook_receiver import Reply, webhook_receiver
 
 from cairn.a2a.utils.agent_to_a2a import to_a2a
-
-
-def said(text: str, **ids: str) -> SendMessageRequest:
-    message = Message(
-        message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)], **ids
-    )
-    return SendMessageRequest(message=message)
 
 
 async def test_the_task_is_pushed_when_it_pauses_and_when_it_ends(connect: Connect) -> None:

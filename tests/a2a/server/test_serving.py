@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
-
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
-from tests.a2a.server.conftest import Connect, greeter_app
-
-
-def said(text: str, **ids: str) -> SendMessageRequest:
-    message = Message(
-        message_id=ids.pop("message_id", str(uuid.uuid4())), role=Role.ROLE_USER,
-        parts=[Part(text=text)], **ids,
-    )  # fmt: skip
-    return SendMessageRequest(message=message)
+from tests.a2a.server.conftest import Connect, greeter_app, said
 
 
 async def test_a_blocking_send_returns_the_completed_task(connect: Connect) -> None:
