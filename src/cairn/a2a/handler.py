@@ -187,7 +187,10 @@ class CairnRequestHandler(RequestHandler):
                 if row is None:
                     continue  # a run started some other way, not an A2A task
                 task = await self._task(row, self._history_length(params))
-                if params.HasField("status") and task.status.state != params.status:
+                wanted = params.status
+                if wanted != a2a_types.TaskState.TASK_STATE_UNSPECIFIED and (
+                    task.status.state != wanted
+                ):
                     continue
                 if not params.include_artifacts:
                     task.ClearField("artifacts")
@@ -212,11 +215,11 @@ class CairnRequestHandler(RequestHandler):
         with _a2a_errors():
             row, run, after = await self._start(params, context)
             task = await self._task(row, self._history_length(params.configuration))
-        yield task
-        if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
-            return
-        async for event in self._follow(row, run, after):
-            yield event
+            yield task
+            if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
+                return
+            async for event in self._follow(row, run, after):
+                yield event
 
     async def _start(
         self, params: a2a_types.SendMessageRequest, context: ServerCallContext
@@ -387,8 +390,7 @@ class CairnRequestHandler(RequestHandler):
             update = self._working(row, event, where)
             if update is not None:
                 yield update
-        with _a2a_errors():
-            task = await self._task(row)
+        task = await self._task(row)
         if task.status.state == a2a_types.TaskState.TASK_STATE_COMPLETED:
             for artifact in task.artifacts:
                 yield a2a_types.TaskArtifactUpdateEvent(
@@ -452,13 +454,13 @@ class CairnRequestHandler(RequestHandler):
                     message=f"task {row.task_id!r} has ended "
                     f"({a2a_types.TaskState.Name(task.status.state)}); read it with tasks/get"
                 )
-        yield task
-        run = record.run
-        if run is None or not run.status.active:
-            return
-        after = record.events[-1].id if record.events else None
-        async for event in self._follow(row, run, after):
-            yield event
+            yield task
+            run = record.run
+            if run is None or not run.status.active:
+                return
+            after = record.events[-1].id if record.events else None
+            async for event in self._follow(row, run, after):
+                yield event
 
     # -- push notifications --------------------------------------------------------------------
     async def _store_push(

@@ -176,3 +176,17 @@ async def test_an_a2a_0_3_client_is_answered_on_the_same_endpoint() -> None:
     assert task["kind"] == "task"
     assert task["status"]["state"] == "completed"
     assert task["status"]["message"]["parts"] == [{"kind": "text", "text": "hello, ida"}]
+
+
+async def test_list_gives_a_contexts_tasks(connect: Connect) -> None:
+    from a2a.types import ListTasksRequest
+
+    async with connect(greeter_app(), streaming=False) as client:
+        [first] = [r async for r in client.send_message(said("one"))]
+        context = first.task.context_id
+        [second] = [r async for r in client.send_message(said("two", context_id=context))]
+        [elsewhere] = [r async for r in client.send_message(said("three"))]
+        listed = await client.list_tasks(ListTasksRequest(context_id=context))
+    assert [t.id for t in listed.tasks] == [second.task.id, first.task.id]  # newest first
+    assert elsewhere.task.id not in [t.id for t in listed.tasks]
+    assert [t.status.state for t in listed.tasks] == [TaskState.TASK_STATE_COMPLETED] * 2
