@@ -361,9 +361,17 @@ class CairnRequestHandler(RequestHandler):
     @staticmethod
     def _answer_content(record: TaskRecord, content: genai_types.Content) -> genai_types.Content:
         parts = content.parts or []
-        if any(p.function_response for p in parts):
-            return content
         pending = record.pending()
+        answers = [p.function_response for p in parts if p.function_response]
+        if answers:
+            waiting = {i.id for i in pending}
+            stray = [a.id or a.name for a in answers if a.id not in waiting]
+            if stray:
+                raise a2a_errors.InvalidParamsError(
+                    message=f"task {record.task.task_id!r} does not wait for {stray}; it waits "
+                    f"for {sorted(waiting)}: answer those ids"
+                )
+            return content
         text = "".join(p.text or "" for p in parts)
         if len(pending) != 1 or pending[0].kind not in ("input", "long_running"):
             asked = ", ".join(f"{i.name} (id {i.id})" for i in pending) or "nothing"

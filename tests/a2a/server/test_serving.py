@@ -190,3 +190,26 @@ async def test_list_gives_a_contexts_tasks(connect: Connect) -> None:
     assert [t.id for t in listed.tasks] == [second.task.id, first.task.id]  # newest first
     assert elsewhere.task.id not in [t.id for t in listed.tasks]
     assert [t.status.state for t in listed.tasks] == [TaskState.TASK_STATE_COMPLETED] * 2
+
+
+async def test_an_answer_to_a_call_the_task_does_not_wait_for_is_refused(connect: Connect) -> None:
+    import pytest
+    from google.protobuf import json_format
+
+    async with connect(asker_app(), streaming=False) as client:
+        [asked] = [r async for r in client.send_message(said("paint"))]
+        part = json_format.ParseDict(
+            {
+                "data": {"id": "not-asked", "name": "adk_request_input", "response": {}},
+                "metadata": {"adk_type": "function_response"},
+            },
+            Part(),
+        )
+        message = Message(
+            message_id="wrong-1", role=Role.ROLE_USER, parts=[part], task_id=asked.task.id
+        )
+        with pytest.raises(Exception, match="does not wait for"):
+            [r async for r in client.send_message(SendMessageRequest(message=message))]
+        # Nothing was acted on: the task still waits, and a right answer goes through.
+        [done] = [r async for r in client.send_message(said("red", task_id=asked.task.id))]
+    assert done.task.status.message.parts[0].text == "you chose red"
