@@ -14,11 +14,13 @@ import pytest
 from a2a.client import Client, ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest
 from starlette.applications import Starlette
+from tests.support.waiting import BOUND_SECONDS
 
 from cairn.a2a.utils.agent_to_a2a import to_a2a
 
 AGENTS = Path(__file__).resolve().parent / "agents"
-TIMEOUT = httpx.Timeout(300.0)
+TIMEOUT = httpx.Timeout(BOUND_SECONDS)
+"""Requests wait as long as tests wait on anything (tests/server/test_waits.py's rule)."""
 
 
 def root_agent(name: str):  # type: ignore[no-untyped-def]
