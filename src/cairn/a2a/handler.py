@@ -54,10 +54,6 @@ PRINCIPAL_STATE = "cairn_principal"
 """Where a server puts the caller's authenticated user id in ``ServerCallContext.state``
 (None or absent: nobody authenticated, conversations run as ``A2A_USER_<contextId>``)."""
 
-IDEMPOTENT_MESSAGES_EXTENSION = "https://github.com/cairn-agents/cairn/a2a/idempotent-messages/v1"
-"""The agent card extension saying this server starts at most one run per message id (a
-client may resend a message after a crash)."""
-
 
 @contextlib.contextmanager
 def _a2a_errors() -> Iterator[None]:
