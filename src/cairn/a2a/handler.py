@@ -54,10 +54,6 @@ PRINCIPAL_STATE = "cairn_principal"
 """Where a server puts the caller's authenticated user id in ``ServerCallContext.state``
 (None or absent: nobody authenticated, conversations run as ``A2A_USER_<contextId>``)."""
 
-IDEMPOTENT_MESSAGES_EXTENSION = "https://github.com/cairn-agents/cairn/a2a/idempotent-messages/v1"
-"""The agent card extension saying this server starts at most one run per message id (a
-client may resend a message after a crash)."""
-
 
 @contextlib.contextmanager
 def _a2a_errors() -> Iterator[None]:
@@ -98,6 +94,7 @@ class CairnRequestHandler(RequestHandler):
         self.artifacts = artifacts
         self.push = push or PushNotifier(a2a_store)
         self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._rewatch: set[str] = set()
 
     async def aclose(self) -> None:
         """Stop the push watchers of this process (the tasks themselves go on)."""
@@ -186,7 +183,10 @@ class CairnRequestHandler(RequestHandler):
                 if row is None:
                     continue  # a run started some other way, not an A2A task
                 task = await self._task(row, self._history_length(params))
-                if params.HasField("status") and task.status.state != params.status:
+                wanted = params.status
+                if wanted != a2a_types.TaskState.TASK_STATE_UNSPECIFIED and (
+                    task.status.state != wanted
+                ):
                     continue
                 if not params.include_artifacts:
                     task.ClearField("artifacts")
@@ -211,11 +211,11 @@ class CairnRequestHandler(RequestHandler):
         with _a2a_errors():
             row, run, after = await self._start(params, context)
             task = await self._task(row, self._history_length(params.configuration))
-        yield task
-        if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
-            return
-        async for event in self._follow(row, run, after):
-            yield event
+            yield task
+            if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
+                return
+            async for event in self._follow(row, run, after):
+                yield event
 
     async def _start(
         self, params: a2a_types.SendMessageRequest, context: ServerCallContext
@@ -357,9 +357,17 @@ class CairnRequestHandler(RequestHandler):
     @staticmethod
     def _answer_content(record: TaskRecord, content: genai_types.Content) -> genai_types.Content:
         parts = content.parts or []
-        if any(p.function_response for p in parts):
-            return content
         pending = record.pending()
+        answers = [p.function_response for p in parts if p.function_response]
+        if answers:
+            waiting = {i.id for i in pending}
+            stray = [a.id or a.name for a in answers if a.id not in waiting]
+            if stray:
+                raise a2a_errors.InvalidParamsError(
+                    message=f"task {record.task.task_id!r} does not wait for {stray}; it waits "
+                    f"for {sorted(waiting)}: answer those ids"
+                )
+            return content
         text = "".join(p.text or "" for p in parts)
         if len(pending) != 1 or pending[0].kind not in ("input", "long_running"):
             asked = ", ".join(f"{i.name} (id {i.id})" for i in pending) or "nothing"
@@ -386,8 +394,7 @@ class CairnRequestHandler(RequestHandler):
             update = self._working(row, event, where)
             if update is not None:
                 yield update
-        with _a2a_errors():
-            task = await self._task(row)
+        task = await self._task(row)
         if task.status.state == a2a_types.TaskState.TASK_STATE_COMPLETED:
             for artifact in task.artifacts:
                 yield a2a_types.TaskArtifactUpdateEvent(
@@ -451,13 +458,13 @@ class CairnRequestHandler(RequestHandler):
                     message=f"task {row.task_id!r} has ended "
                     f"({a2a_types.TaskState.Name(task.status.state)}); read it with tasks/get"
                 )
-        yield task
-        run = record.run
-        if run is None or not run.status.active:
-            return
-        after = record.events[-1].id if record.events else None
-        async for event in self._follow(row, run, after):
-            yield event
+            yield task
+            run = record.run
+            if run is None or not run.status.active:
+                return
+            after = record.events[-1].id if record.events else None
+            async for event in self._follow(row, run, after):
+                yield event
 
     # -- push notifications --------------------------------------------------------------------
     async def _store_push(
@@ -477,18 +484,28 @@ class CairnRequestHandler(RequestHandler):
         return await self.store.set_push_config(stored)
 
     def _watch(self, row: A2aTask, run: StoredRun) -> None:
-        """Notify the task's push configs when its run stops (ends or pauses)."""
-        if row.task_id in self._watchers or not run.status.active:
+        """Notify the task's push configs each time its run stops (ends or pauses). One
+        watcher per task in this process; a task answered while its watcher is finishing is
+        watched again by the same watcher."""
+        if row.task_id in self._watchers:
+            self._rewatch.add(row.task_id)
+            return
+        if not run.status.active:
             return
 
         async def watch() -> None:
             try:
-                await self.runs.wait(run)
-                await self.push.notify(self.app_name, await self._task(row))
+                while True:
+                    await self.runs.wait(run)
+                    await self.push.notify(self.app_name, await self._task(row))
+                    if row.task_id not in self._rewatch:
+                        return
+                    self._rewatch.discard(row.task_id)
             except Exception:
                 logger.exception("push notification of task %s failed", row.task_id)
             finally:
                 self._watchers.pop(row.task_id, None)
+                self._rewatch.discard(row.task_id)
 
         self._watchers[row.task_id] = asyncio.create_task(watch())
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -10,12 +12,15 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.client import Client, ClientConfig, create_client
+from a2a.types import Message, Part, Role, SendMessageRequest
 from starlette.applications import Starlette
+from tests.support.waiting import BOUND_SECONDS
 
 from cairn.a2a.utils.agent_to_a2a import to_a2a
 
 AGENTS = Path(__file__).resolve().parent / "agents"
-TIMEOUT = httpx.Timeout(300.0)
+TIMEOUT = httpx.Timeout(BOUND_SECONDS)
+"""Requests wait as long as tests wait on anything (tests/server/test_waits.py's rule)."""
 
 
 def root_agent(name: str):  # type: ignore[no-untyped-def]
@@ -63,3 +68,28 @@ def connect() -> Connect:
 
 def greeter_app() -> Starlette:
     return to_a2a(root_agent("greeter"), host="agent", port=80)
+
+
+def said(text: str, **ids: str) -> SendMessageRequest:
+    """A user message with a fresh message id (unless given), as a send request."""
+    message = Message(
+        message_id=ids.pop("message_id", str(uuid.uuid4())), role=Role.ROLE_USER,
+        parts=[Part(text=text)], **ids,
+    )  # fmt: skip
+    return SendMessageRequest(message=message)
+
+
+@asynccontextmanager
+async def a2a_client(
+    url: str, *, http: httpx.AsyncClient | None = None, streaming: bool = False
+) -> AsyncIterator[Client]:
+    """An a2a-sdk client of the agent at ``url`` (over ``http``, or a new loopback client)."""
+    async with contextlib.AsyncExitStack() as stack:
+        if http is None:
+            http = await stack.enter_async_context(httpx.AsyncClient(timeout=TIMEOUT))
+        config = ClientConfig(streaming=streaming, httpx_client=http)
+        client = await create_client(url, client_config=config)
+        try:
+            yield client
+        finally:
+            await client.close()

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
 import pytest
-from a2a.client import Client, ClientConfig, create_client
-from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
-from tests.a2a.server.conftest import AGENTS, TIMEOUT
+from a2a.types import TaskState
+from tests.a2a.server.conftest import AGENTS, TIMEOUT, a2a_client, said
 
 from cairn.server import create_app
 from cairn.server.settings import ServerSettings
 
 KEY = "s3cret"
-
-
-def said(text: str, **ids: str) -> SendMessageRequest:
-    message = Message(
-        message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)], **ids
-    )
-    return SendMessageRequest(message=message)
 
 
 @asynccontextmanager
@@ -36,22 +27,12 @@ async def api_server(**settings: object) -> AsyncIterator[httpx.AsyncClient]:
             yield http
 
 
-@asynccontextmanager
-async def a2a_client(http: httpx.AsyncClient, app_name: str) -> AsyncIterator[Client]:
-    config = ClientConfig(streaming=False, httpx_client=http)
-    client = await create_client(f"http://cairn/a2a/{app_name}", client_config=config)
-    try:
-        yield client
-    finally:
-        await client.close()
-
-
 async def test_each_app_is_served_at_a2a_slash_its_name() -> None:
     async with api_server() as http:
         card = (await http.get("/a2a/greeter/.well-known/agent-card.json")).json()
         assert card["name"] == "greeter"
         assert card["supportedInterfaces"][0]["url"] == "http://cairn/a2a/greeter"
-        async with a2a_client(http, "greeter") as client:
+        async with a2a_client("http://cairn/a2a/greeter", http=http) as client:
             [answer] = [r async for r in client.send_message(said("eve"))]
         assert answer.task.status.message.parts[0].text == "hello, eve"
         # The task is a run of the server: its session and run are in the HTTP API too.
@@ -80,7 +61,7 @@ async def test_the_api_key_guards_every_route_but_the_card() -> None:
         assert refused.headers["WWW-Authenticate"] == "X-API-Key"
         assert "X-API-Key" in refused.json()["detail"]
         http.headers["X-API-Key"] = KEY
-        async with a2a_client(http, "greeter") as client:
+        async with a2a_client("http://cairn/a2a/greeter", http=http) as client:
             [answer] = [r async for r in client.send_message(said("fay"))]
         assert answer.task.status.state == TaskState.TASK_STATE_COMPLETED
 
@@ -103,7 +84,7 @@ async def test_an_authenticated_users_tasks_are_their_own() -> None:
             transport=transport, base_url="http://cairn", timeout=TIMEOUT
         ) as http:
             http.headers["X-User"] = "gus"
-            async with a2a_client(http, "greeter") as client:
+            async with a2a_client("http://cairn/a2a/greeter", http=http) as client:
                 [answer] = [r async for r in client.send_message(said("gus"))]
                 http.headers["X-User"] = "hal"
                 with pytest.raises(Exception, match="has no task"):

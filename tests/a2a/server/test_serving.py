@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
-
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
-from tests.a2a.server.conftest import Connect, greeter_app
-
-
-def said(text: str, **ids: str) -> SendMessageRequest:
-    message = Message(
-        message_id=ids.pop("message_id", str(uuid.uuid4())), role=Role.ROLE_USER,
-        parts=[Part(text=text)], **ids,
-    )  # fmt: skip
-    return SendMessageRequest(message=message)
+from tests.a2a.server.conftest import Connect, greeter_app, said
 
 
 async def test_a_blocking_send_returns_the_completed_task(connect: Connect) -> None:
@@ -162,3 +152,64 @@ async def test_the_http_json_binding(connect: Connect) -> None:
     async with connect(greeter_app(), streaming=False, bindings=["HTTP+JSON"]) as client:
         [response] = [r async for r in client.send_message(said("dee"))]
     assert response.task.status.message.parts[0].text == "hello, dee"
+
+
+async def test_an_a2a_0_3_client_is_answered_on_the_same_endpoint() -> None:
+    from tests.a2a.server.conftest import served
+
+    body = {
+        "jsonrpc": "2.0",
+        "id": "1",
+        "method": "message/send",
+        "params": {
+            "message": {
+                "kind": "message",
+                "messageId": "old-1",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "ida"}],
+            }
+        },
+    }
+    async with served(greeter_app()) as http:
+        answer = (await http.post("/", json=body)).json()
+    task = answer["result"]
+    assert task["kind"] == "task"
+    assert task["status"]["state"] == "completed"
+    assert task["status"]["message"]["parts"] == [{"kind": "text", "text": "hello, ida"}]
+
+
+async def test_list_gives_a_contexts_tasks(connect: Connect) -> None:
+    from a2a.types import ListTasksRequest
+
+    async with connect(greeter_app(), streaming=False) as client:
+        [first] = [r async for r in client.send_message(said("one"))]
+        context = first.task.context_id
+        [second] = [r async for r in client.send_message(said("two", context_id=context))]
+        [elsewhere] = [r async for r in client.send_message(said("three"))]
+        listed = await client.list_tasks(ListTasksRequest(context_id=context))
+    assert [t.id for t in listed.tasks] == [second.task.id, first.task.id]  # newest first
+    assert elsewhere.task.id not in [t.id for t in listed.tasks]
+    assert [t.status.state for t in listed.tasks] == [TaskState.TASK_STATE_COMPLETED] * 2
+
+
+async def test_an_answer_to_a_call_the_task_does_not_wait_for_is_refused(connect: Connect) -> None:
+    import pytest
+    from google.protobuf import json_format
+
+    async with connect(asker_app(), streaming=False) as client:
+        [asked] = [r async for r in client.send_message(said("paint"))]
+        part = json_format.ParseDict(
+            {
+                "data": {"id": "not-asked", "name": "adk_request_input", "response": {}},
+                "metadata": {"adk_type": "function_response"},
+            },
+            Part(),
+        )
+        message = Message(
+            message_id="wrong-1", role=Role.ROLE_USER, parts=[part], task_id=asked.task.id
+        )
+        with pytest.raises(Exception, match="does not wait for"):
+            [r async for r in client.send_message(SendMessageRequest(message=message))]
+        # Nothing was acted on: the task still waits, and a right answer goes through.
+        [done] = [r async for r in client.send_message(said("red", task_id=asked.task.id))]
+    assert done.task.status.message.parts[0].text == "you chose red"
