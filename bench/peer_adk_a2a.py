@@ -1,0 +1,237 @@
+"""google-adk 2.13.0's side of A2A interop (tests/a2a/interop) and of bench/a2a_round_trips.py.
+
+Runs inside bench/.peers/adk (made by bench/peers.py's ``ensure_venv``: google-adk[a2a]),
+never in the project's venv, and never imports cairn. Two modes:
+
+    python bench/peer_adk_a2a.py serve --port 8001 [--agent teller|approver]
+                                       [--loop auto] [--http auto] [--dump events.json]
+
+serves an ADK agent with ADK's ``to_a2a`` (JSON-RPC at ``/``, the card at
+``/.well-known/agent-card.json``, A2A 1.0 and the 0.3 compatibility ADK enables) under
+uvicorn, and prints ``READY http://127.0.0.1:<port>`` once it accepts connections. With
+``--dump``, the events of every session it served are written there (JSON, normalized by
+bench/a2a_events.py) when it shuts down (SIGTERM or SIGINT), so a test can compare what the
+server recorded with what its client saw.
+
+    python bench/peer_adk_a2a.py client --card http://127.0.0.1:8001/.well-known/agent-card.json
+                                        --store client.db --session s1
+                                        (--say "hello" | --answer '{"approved": true}')
+
+runs one turn of an ADK agent, ``caller`` (a SequentialAgent), whose only sub-agent is ADK's
+``RemoteA2aAgent`` named ``remote`` pointed at the card. ``--say`` sends a user text;
+``--answer`` answers the pending long-running call (the remote task's ``input-required``)
+with that JSON as the function response, which ADK sends to the same remote task. The
+session lives in an ADK SqliteSessionService file (``--store``), so the turns of one
+conversation may run in separate processes, with the remote side restarted in between.
+Each event of the turn is printed as one JSON line ``EVENT {...}`` (normalized), then
+``END {"events": n}``.
+
+The agents, each an LlmAgent on a scripted ``BaseLlm`` subclass with no latency:
+
+- ``teller`` (one turn): answers ``teller heard: <the user's last text>``.
+- ``approver`` (a pause for input): asked anything, calls ``ask_approval(amount=50)``, a
+  LongRunningFunctionTool returning None, so the run pauses on the call with no interim
+  answer, on ADK as on cairn (A2A: ``input-required``). Shown the answer
+  (a function response carrying ``approved``), it replies ``approved`` or ``refused``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import warnings
+from collections.abc import AsyncGenerator, AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from a2a_events import normalize_all, pending_call
+from google.adk.a2a.utils.agent_to_a2a import to_a2a
+from google.adk.agents import LlmAgent, SequentialAgent
+from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.adk.sessions.sqlite_session_service import SqliteSessionService
+from google.adk.tools import LongRunningFunctionTool
+from google.genai import types
+
+APP = "peer"
+USER = "ada"
+
+
+def last_text(request: LlmRequest) -> str:
+    for content in reversed(request.contents or []):
+        if content.role == "user":
+            texts = [part.text for part in content.parts or [] if part.text]
+            if texts:
+                return "".join(texts)
+    return ""
+
+
+def reply(part: types.Part) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=[part]), turn_complete=True)
+
+
+class Teller(BaseLlm):
+    """One turn: repeats the user's last text after a fixed prefix."""
+
+    model: str = "teller"
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        yield reply(types.Part(text=f"teller heard: {last_text(llm_request)}"))
+
+
+class Approver(BaseLlm):
+    """Calls ask_approval; once shown an answer carrying ``approved``, says what it was."""
+
+    model: str = "approver"
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        last = llm_request.contents[-1] if llm_request.contents else None
+        answers = [
+            part.function_response.response or {}
+            for part in (last.parts or [] if last else [])
+            if part.function_response
+        ]
+        if any("approved" in answer for answer in answers):
+            verdict = "approved" if answers[-1].get("approved") else "refused"
+            yield reply(types.Part(text=verdict))
+        else:
+            call = types.FunctionCall(name="ask_approval", args={"amount": 50})
+            yield reply(types.Part(function_call=call))
+
+
+def ask_approval(amount: int) -> None:
+    """Ask a manager to approve a refund of this amount (the answer comes later)."""
+    return None
+
+
+def agent_named(name: str) -> LlmAgent:
+    if name == "teller":
+        return LlmAgent(name="teller", description="Repeats what it is told.", model=Teller())
+    return LlmAgent(
+        name="approver",
+        description="Asks a manager before approving a refund.",
+        model=Approver(),
+        tools=[LongRunningFunctionTool(ask_approval)],
+    )
+
+
+def quiet() -> None:
+    warnings.filterwarnings("ignore")
+    logging.getLogger("google_adk").setLevel(logging.ERROR)
+
+
+async def serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    agent = agent_named(args.agent)
+    sessions = InMemorySessionService()
+    runner = Runner(app_name=APP, agent=agent, session_service=sessions)
+
+    @contextlib.asynccontextmanager
+    async def dump_on_exit(app: Any) -> AsyncIterator[None]:
+        yield
+        if args.dump:
+            await dump(sessions, Path(args.dump))
+
+    app = to_a2a(agent, host="127.0.0.1", port=args.port, runner=runner, lifespan=dump_on_exit)
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=args.port,
+        loop=args.loop,
+        http=args.http,
+        log_level="warning",
+        access_log=False,
+    )
+    server = uvicorn.Server(config)
+
+    async def announce() -> None:
+        while not server.started:
+            if server.should_exit:
+                return
+            await asyncio.sleep(0.01)
+        print(f"READY http://127.0.0.1:{args.port}", flush=True)
+
+    announcing = asyncio.ensure_future(announce())
+    await server.serve()
+    announcing.cancel()
+
+
+async def dump(sessions: InMemorySessionService, path: Path) -> None:
+    """Every session's events, normalized, as {session id: [event, ...]}."""
+    listed = await sessions.list_sessions(app_name=APP)
+    found: dict[str, Any] = {}
+    for summary in listed.sessions:
+        session = await sessions.get_session(
+            app_name=APP, user_id=summary.user_id, session_id=summary.id
+        )
+        if session is not None:
+            events = [event.model_dump(mode="json", exclude_none=True) for event in session.events]
+            found[session.id] = normalize_all(events)
+    path.write_text(json.dumps(found, indent=1, sort_keys=True))
+
+
+async def client(args: argparse.Namespace) -> None:
+    remote = RemoteA2aAgent(name="remote", agent_card=args.card)
+    caller = SequentialAgent(name="caller", sub_agents=[remote])
+    sessions = SqliteSessionService(db_path=args.store)
+    runner = Runner(app_name=APP, agent=caller, session_service=sessions)
+    session = await sessions.get_session(app_name=APP, user_id=USER, session_id=args.session)
+    if session is None:
+        session = await sessions.create_session(app_name=APP, user_id=USER, session_id=args.session)
+    if args.say is not None:
+        message = types.Content(role="user", parts=[types.Part(text=args.say)])
+    else:
+        history = [event.model_dump(mode="json", exclude_none=True) for event in session.events]
+        call = pending_call(history)
+        if call is None:
+            raise SystemExit("--answer: no long-running call is waiting in this session")
+        response = types.FunctionResponse(
+            id=call["id"], name=call["name"], response=json.loads(args.answer)
+        )
+        message = types.Content(role="user", parts=[types.Part(function_response=response)])
+    seen = []
+    async for event in runner.run_async(user_id=USER, session_id=session.id, new_message=message):
+        seen.append(event.model_dump(mode="json", exclude_none=True))
+    shown = normalize_all(seen)
+    for event in shown:
+        print("EVENT " + json.dumps(event, sort_keys=True), flush=True)
+    print("END " + json.dumps({"events": len(shown)}), flush=True)
+    await remote.cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    modes = parser.add_subparsers(dest="mode", required=True)
+    serving = modes.add_parser("serve")
+    serving.add_argument("--port", type=int, required=True)
+    serving.add_argument("--agent", choices=("teller", "approver"), default="teller")
+    serving.add_argument("--loop", default="auto", help="uvicorn's --loop (auto, uvloop, asyncio)")
+    serving.add_argument("--http", default="auto", help="uvicorn's --http (auto, httptools, h11)")
+    serving.add_argument("--dump", help="write every session's events here on shutdown")
+    calling = modes.add_parser("client")
+    calling.add_argument("--card", required=True, help="the remote agent card's URL")
+    calling.add_argument("--store", required=True, help="the client's SQLite session file")
+    calling.add_argument("--session", required=True)
+    said = calling.add_mutually_exclusive_group(required=True)
+    said.add_argument("--say", help="a user text to send")
+    said.add_argument("--answer", help="JSON answering the pending long-running call")
+    args = parser.parse_args()
+    quiet()
+    asyncio.run(serve(args) if args.mode == "serve" else client(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
