@@ -48,7 +48,6 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from a2a_events import normalize_all, pending_call
 from google.adk.a2a.utils.agent_to_a2a import to_a2a
 from google.adk.agents import LlmAgent, SequentialAgent
 from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
@@ -60,6 +59,8 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.adk.tools import LongRunningFunctionTool
 from google.genai import types
+
+from a2a_events import normalize_all, pending_call
 
 APP = "peer"
 USER = "ada"
