@@ -26,13 +26,9 @@ conversation may run in separate processes, with the remote side restarted in be
 Each event of the turn is printed as one JSON line ``EVENT {...}`` (normalized), then
 ``END {"events": n}``.
 
-The agents, each an LlmAgent on a scripted ``BaseLlm`` subclass with no latency:
-
-- ``teller`` (one turn): answers ``teller heard: <the user's last text>``.
-- ``approver`` (a pause for input): asked anything, calls ``ask_approval(amount=50)``, a
-  LongRunningFunctionTool returning None, so the run pauses on the call with no interim
-  answer, on ADK as on cairn (A2A: ``input-required``). Shown the answer
-  (a function response carrying ``approved``), it replies ``approved`` or ``refused``.
+The agents (``teller``: one turn; ``approver``: pauses for input on a long-running tool)
+and the client's ``caller`` come from bench/a2a_twins.py, built from google-adk's classes;
+cairn's side builds the same source from cairn's.
 """
 
 from __future__ import annotations
@@ -44,88 +40,22 @@ import json
 import logging
 import sys
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from google.adk.a2a.utils.agent_to_a2a import to_a2a
-from google.adk.agents import LlmAgent, SequentialAgent
-from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
-from google.adk.models.base_llm import BaseLlm
-from google.adk.models.llm_request import LlmRequest
-from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
-from google.adk.tools import LongRunningFunctionTool
 from google.genai import types
 
+import a2a_twins
 from a2a_events import normalize_all, pending_call
 
+FRAMEWORK = "google.adk"
 APP = "peer"
 USER = "ada"
-
-
-def last_text(request: LlmRequest) -> str:
-    for content in reversed(request.contents or []):
-        if content.role == "user":
-            texts = [part.text for part in content.parts or [] if part.text]
-            if texts:
-                return "".join(texts)
-    return ""
-
-
-def reply(part: types.Part) -> LlmResponse:
-    return LlmResponse(content=types.Content(role="model", parts=[part]), turn_complete=True)
-
-
-class Teller(BaseLlm):
-    """One turn: repeats the user's last text after a fixed prefix."""
-
-    model: str = "teller"
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        yield reply(types.Part(text=f"teller heard: {last_text(llm_request)}"))
-
-
-class Approver(BaseLlm):
-    """Calls ask_approval; once shown an answer carrying ``approved``, says what it was."""
-
-    model: str = "approver"
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        last = llm_request.contents[-1] if llm_request.contents else None
-        answers = [
-            part.function_response.response or {}
-            for part in (last.parts or [] if last else [])
-            if part.function_response
-        ]
-        if any("approved" in answer for answer in answers):
-            verdict = "approved" if answers[-1].get("approved") else "refused"
-            yield reply(types.Part(text=verdict))
-        else:
-            call = types.FunctionCall(name="ask_approval", args={"amount": 50})
-            yield reply(types.Part(function_call=call))
-
-
-def ask_approval(amount: int) -> None:
-    """Ask a manager to approve a refund of this amount (the answer comes later)."""
-    return None
-
-
-def agent_named(name: str) -> LlmAgent:
-    if name == "teller":
-        return LlmAgent(name="teller", description="Repeats what it is told.", model=Teller())
-    return LlmAgent(
-        name="approver",
-        description="Asks a manager before approving a refund.",
-        model=Approver(),
-        tools=[LongRunningFunctionTool(ask_approval)],
-    )
 
 
 def quiet() -> None:
@@ -136,7 +66,7 @@ def quiet() -> None:
 async def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
-    agent = agent_named(args.agent)
+    agent = a2a_twins.agent(FRAMEWORK, args.agent)
     sessions = InMemorySessionService()
     runner = Runner(app_name=APP, agent=agent, session_service=sessions)
 
@@ -185,8 +115,7 @@ async def dump(sessions: InMemorySessionService, path: Path) -> None:
 
 
 async def client(args: argparse.Namespace) -> None:
-    remote = RemoteA2aAgent(name="remote", agent_card=args.card)
-    caller = SequentialAgent(name="caller", sub_agents=[remote])
+    caller = a2a_twins.caller(FRAMEWORK, args.card)
     sessions = SqliteSessionService(db_path=args.store)
     runner = Runner(app_name=APP, agent=caller, session_service=sessions)
     session = await sessions.get_session(app_name=APP, user_id=USER, session_id=args.session)
@@ -210,7 +139,7 @@ async def client(args: argparse.Namespace) -> None:
     for event in shown:
         print("EVENT " + json.dumps(event, sort_keys=True), flush=True)
     print("END " + json.dumps({"events": len(shown)}), flush=True)
-    await remote.cleanup()
+    await caller.sub_agents[0].cleanup()
 
 
 def main() -> None:
