@@ -2,8 +2,9 @@
 
 Shared by bench/peer_adk_a2a.py (inside google-adk's venv) and tests/a2a/interop (cairn's
 venv), so both sides of an A2A exchange are compared in one form. It imports neither
-framework: it works on an event's JSON (``event.model_dump(mode="json", exclude_none=True)``,
-the same field names on cairn and on google-adk).
+framework: it works on an event's JSON (``event.model_dump(mode="json", exclude_none=True)``),
+with its fields named in snake_case (google-adk's dump) or camelCase (cairn's dump and HTTP
+API) alike.
 
 A normalized event is a dict with only the keys that apply:
 
@@ -24,15 +25,29 @@ from __future__ import annotations
 from typing import Any
 
 
+def field(value: dict[str, Any], name: str) -> Any:
+    """``value[name]`` under its snake_case name or its camelCase alias, None when absent."""
+    if name in value:
+        return value[name]
+    head, *rest = name.split("_")
+    return value.get(head + "".join(word.title() for word in rest))
+
+
+def parts_of(event: dict[str, Any]) -> list[dict[str, Any]]:
+    return list((event.get("content") or {}).get("parts") or [])
+
+
 def normalize(event: dict[str, Any]) -> dict[str, Any] | None:
     """The normalized form of one event's JSON, or None when it says nothing."""
     if event.get("partial"):
         return None
-    parts = (event.get("content") or {}).get("parts") or []
+    parts = parts_of(event)
     texts = [part["text"] for part in parts if part.get("text") and not part.get("thought")]
-    calls = [part["function_call"] for part in parts if part.get("function_call")]
-    responses = [part["function_response"] for part in parts if part.get("function_response")]
-    waiting = set(event.get("long_running_tool_ids") or ())
+    calls = [field(part, "function_call") for part in parts if field(part, "function_call")]
+    responses = [
+        field(part, "function_response") for part in parts if field(part, "function_response")
+    ]
+    waiting = set(field(event, "long_running_tool_ids") or ())
     shown: dict[str, Any] = {"author": event.get("author")}
     if texts:
         shown["text"] = "".join(texts)
@@ -46,8 +61,8 @@ def normalize(event: dict[str, Any]) -> dict[str, Any] | None:
         ]
     if any(call.get("id") in waiting for call in calls):
         shown["paused"] = True
-    if event.get("error_message"):
-        shown["error"] = event["error_message"]
+    if field(event, "error_message"):
+        shown["error"] = field(event, "error_message")
     return shown if len(shown) > 1 else None
 
 
@@ -75,16 +90,16 @@ def pending_call(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     carries the same id and leaves it open.
     """
     answered = {
-        part["function_response"].get("id")
+        field(part, "function_response").get("id")
         for event in events
         if event.get("author") == "user"
-        for part in (event.get("content") or {}).get("parts") or []
-        if part.get("function_response")
+        for part in parts_of(event)
+        if field(part, "function_response")
     }
     for event in reversed(events):
-        waiting = set(event.get("long_running_tool_ids") or ())
-        for part in (event.get("content") or {}).get("parts") or []:
-            call = part.get("function_call")
+        waiting = set(field(event, "long_running_tool_ids") or ())
+        for part in parts_of(event):
+            call = field(part, "function_call")
             if call and call.get("id") in waiting and call.get("id") not in answered:
                 return dict(call)
     return None
