@@ -17,6 +17,9 @@ from cairn. Neither framework is imported until asked for.
 ``caller(framework, card)``: the client side, a ``SequentialAgent`` named ``caller`` whose
 only sub-agent is the framework's ``RemoteA2aAgent`` named ``remote``, pointed at ``card``
 (the remote agent card's URL).
+
+``serve(app, port)`` runs a server (any ASGI app) the way every A2A server of the bench and
+the interop tests runs: under uvicorn, printing a readiness line.
 """
 
 from __future__ import annotations
@@ -105,3 +108,27 @@ def caller(framework: str, card: str) -> Any:
     return agents.SequentialAgent(
         name="caller", sub_agents=[remote.RemoteA2aAgent(name="remote", agent_card=card)]
     )
+
+
+def serve(app: Any, port: int, loop: str = "auto", http: str = "auto") -> None:
+    """Run the ASGI ``app`` under uvicorn on 127.0.0.1:``port`` (its own event loop, ``loop``
+    and ``http`` as uvicorn's options) and print ``READY http://127.0.0.1:<port>`` once it
+    accepts connections; return when it stops (SIGTERM or SIGINT)."""
+    import uvicorn
+
+    class Announcing(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                print(f"READY http://127.0.0.1:{port}", flush=True)
+
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        loop=loop,
+        http=http,
+        log_level="warning",
+        access_log=False,
+    )
+    Announcing(config).run()

@@ -63,9 +63,7 @@ def quiet() -> None:
     logging.getLogger("google_adk").setLevel(logging.ERROR)
 
 
-async def serve(args: argparse.Namespace) -> None:
-    import uvicorn
-
+def serve(args: argparse.Namespace) -> None:
     agent = a2a_twins.agent(FRAMEWORK, args.agent)
     sessions = InMemorySessionService()
     runner = Runner(app_name=APP, agent=agent, session_service=sessions)
@@ -77,27 +75,8 @@ async def serve(args: argparse.Namespace) -> None:
             await dump(sessions, Path(args.dump))
 
     app = to_a2a(agent, host="127.0.0.1", port=args.port, runner=runner, lifespan=dump_on_exit)
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=args.port,
-        loop=args.loop,
-        http=args.http,
-        log_level="warning",
-        access_log=False,
-    )
-    server = uvicorn.Server(config)
 
-    async def announce() -> None:
-        while not server.started:
-            if server.should_exit:
-                return
-            await asyncio.sleep(0.01)
-        print(f"READY http://127.0.0.1:{args.port}", flush=True)
-
-    announcing = asyncio.ensure_future(announce())
-    await server.serve()
-    announcing.cancel()
+    a2a_twins.serve(app, args.port, args.loop, args.http)
 
 
 async def dump(sessions: InMemorySessionService, path: Path) -> None:
@@ -160,7 +139,10 @@ def main() -> None:
     said.add_argument("--answer", help="JSON answering the pending long-running call")
     args = parser.parse_args()
     quiet()
-    asyncio.run(serve(args) if args.mode == "serve" else client(args))
+    if args.mode == "serve":
+        serve(args)
+    else:
+        asyncio.run(client(args))
 
 
 if __name__ == "__main__":
