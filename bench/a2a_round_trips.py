@@ -14,6 +14,8 @@ venv the same two packages):
   a real answer; it shows how many round trips the client itself can drive, so a reader
   sees whether the client is the bottleneck of a row;
 - cairn ``to_a2a(agent)`` on its default store (in memory), and on SQLite (a file);
+  ``python bench/a2a_round_trips.py serve-cairn --port P [--agent approver] [--store F]``
+  is how this bench (and tests/a2a/interop) starts one;
 - google-adk 2.13.0 ``to_a2a(agent)`` (bench/peer_adk_a2a.py in bench/.peers/adk, made by
   bench/peers.py's ``ensure_venv``; in-memory services, ADK's only default).
 
@@ -128,18 +130,18 @@ def load_twins() -> Any:
     return module
 
 
-def cairn_app(store: str, port: int) -> Any:
-    """cairn's ``to_a2a`` of the teller, on ``store``: ``memory`` (its default) or a SQLite
-    file path."""
+def cairn_app(name: str, store: str, port: int) -> Any:
+    """cairn's ``to_a2a`` of bench/a2a_twins.py's agent ``name`` on ``store``: ``memory``
+    (its default) or a SQLite file path (the app is then named after the agent)."""
     from cairn.a2a.utils.agent_to_a2a import to_a2a
 
-    agent = load_twins().agent("cairn", "teller")
+    agent = load_twins().agent("cairn", name)
     if store == "memory":
         return to_a2a(agent, host="127.0.0.1", port=port)
     from cairn.runners import Runner
     from cairn.sessions.sqlite_session_service import SqliteSessionService
 
-    runner = Runner(app_name="teller", agent=agent, session_service=SqliteSessionService(store))
+    runner = Runner(app_name=name, agent=agent, session_service=SqliteSessionService(store))
     return to_a2a(agent, host="127.0.0.1", port=port, runner=runner)
 
 
@@ -433,6 +435,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--no-install", action="store_true", help="use an existing ADK venv")
     parser.add_argument("--port", type=int, help="(serve-*) the port")
     parser.add_argument("--store", default="memory", help="(serve-cairn) memory or a file")
+    parser.add_argument("--agent", default="teller", help="(serve-cairn) teller or approver")
     args = parser.parse_args()
     if args.quick:
         args.clients, args.seconds, args.warmup = 2, 0.5, 0.2
@@ -445,7 +448,8 @@ def main() -> None:
         load_twins().serve(trivial_app(args.protocol), args.port, args.loop, args.http)
         return
     if args.mode == "serve-cairn":
-        load_twins().serve(cairn_app(args.store, args.port), args.port, args.loop, args.http)
+        app = cairn_app(args.agent, args.store, args.port)
+        load_twins().serve(app, args.port, args.loop, args.http)
         return
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="a2a-bench-") as folder:
