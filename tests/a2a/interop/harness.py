@@ -28,14 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench import a2a_twins
+from bench.a2a_events import normalize_all, pending_call
 from google.genai import types
 from tests.parity import harness as parity
 from tests.server.harness import free_port
 from tests.support.databases import REQUIRE_SERVICES
 from tests.support.waiting import BOUND_SECONDS, wait_until
-
-from bench import a2a_twins
-from bench.a2a_events import normalize_all, pending_call
 
 ROOT = Path(__file__).resolve().parents[3]
 BENCH = ROOT / "bench"
@@ -89,9 +88,7 @@ def running(command: list[str], log: Path, env: dict[str, str], ready: str) -> I
 
     try:
         wait_until(is_ready, f"{' '.join(command[:3])} printing {ready!r}")
-        line = next(
-            line for line in log.read_text()[start:].splitlines() if line.startswith(ready)
-        )
+        line = next(line for line in log.read_text()[start:].splitlines() if line.startswith(ready))
         yield Server(url=line.split()[-1], log=log, process=process)
     finally:
         if process.poll() is None:

@@ -88,15 +88,16 @@ def test_google_adk_talking_to_itself_is_what_the_others_are_held_to(
     asked, answered = approver.client
     assert asked[-1] == PAUSED
     assert answered == [{"author": "remote", "text": "approved"}]
-    calls = {"name": "ask_approval", "args": {"amount": 50}}
+    call = {"name": "ask_approval", "args": {"amount": 50}}
+    answer = {"name": "ask_approval", "response": {"approved": True}}
     assert approver.server == [
         [
             {"author": "user", "text": "refund 50, please"},
-            {"author": "approver", "calls": [calls], "paused": True},
-            {"author": "user", "responses": [{"name": "ask_approval", "response": {"approved": True}}]},
+            {"author": "approver", "calls": [call], "paused": True},
+            {"author": "user", "responses": [answer]},
             {"author": "approver", "text": "approved"},
         ]
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("agent", sorted(TURNS))
