@@ -5,7 +5,8 @@ Servers, each its own process, started here and waited on (a ``READY <url>`` lin
 - google-adk 2.13.0's ``to_a2a`` (bench/peer_adk_a2a.py ``serve`` in bench/.peers/adk);
   on shutdown it writes its sessions' events, normalized, to a file;
 - cairn's ``to_a2a`` (bench/a2a_round_trips.py ``serve-cairn``) on a SQLite file;
-- ``cairn api-server --a2a`` on a SQLite file, serving tests/a2a/interop/agents.
+- ``cairn api-server --a2a`` on a SQLite file, serving tests/a2a/interop/agents (each app
+  at ``/a2a/<app>``).
 
 The agents on both sides are bench/a2a_twins.py's (``teller``, ``approver``), built from
 each framework's classes. Clients: google-adk's RemoteA2aAgent (bench/peer_adk_a2a.py
@@ -22,11 +23,12 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from bench import a2a_twins
 from bench.a2a_events import normalize_all, pending_call
@@ -71,25 +73,37 @@ def peer_env() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
 
 
+def announced(log: Path, start: int) -> str | None:
+    """The URL of the ``READY <url>`` line written to ``log`` after byte ``start``, if any."""
+    for line in log.read_text()[start:].splitlines():
+        if line.startswith("READY "):
+            return line.split()[-1]
+    return None
+
+
 @contextlib.contextmanager
-def running(command: list[str], log: Path, env: dict[str, str], ready: str) -> Iterator[Server]:
-    """Run ``command`` until ``log`` shows ``ready``; stop it with SIGTERM afterwards (a test
-    may have killed it already)."""
+def running(
+    command: list[str], log: Path, env: dict[str, str], ready: Callable[[int], str | None]
+) -> Iterator[Server]:
+    """Run ``command`` until ``ready(start)`` gives its URL (``start``: where this run's
+    output begins in ``log``); stop it with SIGTERM afterwards (unless a test killed it)."""
+    start = log.stat().st_size if log.exists() else 0
     with log.open("ab") as output:
         process = subprocess.Popen(
             command, stdout=output, stderr=subprocess.STDOUT, env=env, cwd=ROOT
         )
-    start = log.stat().st_size if log.exists() else 0
+    found: list[str] = []
 
     def is_ready() -> bool:
         if process.poll() is not None:
-            raise AssertionError(f"{command[1]} exited {process.returncode}:\n{log.read_text()}")
-        return ready in log.read_text()[start:]
+            raise AssertionError(f"{command[1:3]} exited {process.returncode}:\n{log.read_text()}")
+        url = ready(start)
+        found.extend([url] if url else [])
+        return bool(url)
 
     try:
-        wait_until(is_ready, f"{' '.join(command[:3])} printing {ready!r}")
-        line = next(line for line in log.read_text()[start:].splitlines() if line.startswith(ready))
-        yield Server(url=line.split()[-1], log=log, process=process)
+        wait_until(is_ready, f"{' '.join(command[1:4])} being ready")
+        yield Server(url=found[0], log=log, process=process)
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -100,6 +114,12 @@ def running(command: list[str], log: Path, env: dict[str, str], ready: str) -> I
                 process.wait()
 
 
+def cairn_env() -> dict[str, str]:
+    """A cairn process's environment: this tree's cairn, and bench/ importable."""
+    path = [str(ROOT / "src"), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+
+
 def adk_server(python: Path, agent: str, home: Path) -> contextlib.AbstractContextManager[Server]:
     """google-adk's to_a2a of ``agent``; its sessions land in ``home/adk-server.json`` when it
     stops (``adk_server_view``)."""
@@ -107,7 +127,8 @@ def adk_server(python: Path, agent: str, home: Path) -> contextlib.AbstractConte
         str(python), str(BENCH / "peer_adk_a2a.py"), "serve", f"--port={free_port()}",
         f"--agent={agent}", f"--dump={home / 'adk-server.json'}",
     ]  # fmt: skip
-    return running(command, home / "adk-server.log", peer_env(), "READY ")
+    log = home / "adk-server.log"
+    return running(command, log, peer_env(), lambda start: announced(log, start))
 
 
 def cairn_server(
@@ -119,7 +140,30 @@ def cairn_server(
         f"--port={port or free_port()}", f"--agent={agent}", f"--store={store}",
         "--loop=auto", "--http=auto",
     ]  # fmt: skip
-    return running(command, home / "cairn-server.log", dict(os.environ), "READY ")
+    log = home / "cairn-server.log"
+    return running(command, log, cairn_env(), lambda start: announced(log, start))
+
+
+def cairn_api_server(
+    agent: str, store: Path, home: Path, port: int | None = None
+) -> contextlib.AbstractContextManager[Server]:
+    """``cairn api-server --a2a`` of tests/a2a/interop/agents on the SQLite file ``store``;
+    the Server's URL is the A2A base of the app ``agent`` (``/a2a/<agent>``)."""
+    port = port or free_port()
+    command = [
+        sys.executable, "-m", "cairn.cli", "api-server", str(AGENTS), "--a2a",
+        f"--port={port}", f"--store={store}",
+    ]  # fmt: skip
+    url = f"http://127.0.0.1:{port}/a2a/{agent}"
+
+    def card_served(start: int) -> str | None:
+        try:
+            answer = httpx.get(url + CARD_PATH, timeout=BOUND_SECONDS)
+        except httpx.HTTPError:
+            return None
+        return url if answer.status_code == 200 else None
+
+    return running(command, home / "cairn-api-server.log", cairn_env(), card_served)
 
 
 def adk_server_view(home: Path) -> list[list[dict[str, Any]]]:
@@ -144,8 +188,24 @@ async def cairn_server_view(store: Path, app: str) -> list[list[dict[str, Any]]]
             views.append(normalize_all([dumped(event) for event in session.events]))
         return sorted(views, key=json.dumps)
     finally:
-        with contextlib.suppress(AttributeError):
-            await service.close()
+        await service.close()
+
+
+async def cairn_runs(store: Path, app: str) -> list[Any]:
+    """The run rows of every session of ``app`` on ``store``."""
+    from cairn.sessions.run_store import run_store_for
+    from cairn.sessions.sqlite_session_service import SqliteSessionService
+
+    service = SqliteSessionService(store)
+    try:
+        runs = run_store_for(service)
+        listed = await service.list_sessions(app_name=app)
+        found = []
+        for summary in listed.sessions:
+            found.extend(await runs.list_runs(app, summary.user_id, summary.id, limit=100))
+        return found
+    finally:
+        await service.close()
 
 
 def dumped(event: Any) -> dict[str, Any]:
@@ -200,6 +260,5 @@ async def cairn_turn(
         dumped(event)
         async for event in runner.run_async(user_id=USER, session_id=session, new_message=message)
     ]
-    with contextlib.suppress(AttributeError):
-        await runner.close()
+    await runner.close()
     return normalize_all(seen)

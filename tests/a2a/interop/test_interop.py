@@ -45,8 +45,11 @@ def server_of(kind: str, agent: str, adk: Path, home: Path) -> Iterator[harness.
     if kind == "adk":
         with harness.adk_server(adk, agent, home) as server:
             yield server
-    else:
+    elif kind == "cairn":
         with harness.cairn_server(agent, home / "cairn.db", home) as server:
+            yield server
+    else:
+        with harness.cairn_api_server(agent, home / "cairn.db", home) as server:
             yield server
 
 
@@ -103,8 +106,20 @@ def test_google_adk_talking_to_itself_is_what_the_others_are_held_to(
 @pytest.mark.parametrize("agent", sorted(TURNS))
 @pytest.mark.parametrize(
     ("client", "server"),
-    [("cairn", "adk"), ("adk", "cairn"), ("cairn", "cairn")],
-    ids=["cairn-client-to-adk-server", "adk-client-to-cairn-server", "cairn-to-cairn"],
+    [
+        ("cairn", "adk"),
+        ("adk", "cairn"),
+        ("adk", "cairn-api"),
+        ("cairn", "cairn"),
+        ("cairn", "cairn-api"),
+    ],
+    ids=[
+        "cairn-client-to-adk-to_a2a",
+        "adk-client-to-cairn-to_a2a",
+        "adk-client-to-cairn-api-server",
+        "cairn-client-to-cairn-to_a2a",
+        "cairn-client-to-cairn-api-server",
+    ],
 )
 def test_each_side_sees_what_it_sees_between_two_google_adks(
     client: str, server: str, agent: str, adk: Path, baseline: dict[str, Exchange],
