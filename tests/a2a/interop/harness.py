@@ -208,6 +208,24 @@ async def cairn_runs(store: Path, app: str) -> list[Any]:
         await service.close()
 
 
+RECORD_PREFIX = "cairn_a2a_"
+"""cairn's RemoteA2aAgent records each call to its remote like a tool call
+(``cairn_a2a_send_message``, ``cairn_a2a_await_task``; cairn.a2a.agent.exchanges)."""
+
+
+def records_apart(
+    events: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the records of the remote calls, the other events): google-adk's client has no
+    records, so what the two clients saw is compared without them."""
+    records, rest = [], []
+    for event in events:
+        named = [item["name"] for item in event.get("calls", []) + event.get("responses", [])]
+        recorded = named and "text" not in event and all(n.startswith(RECORD_PREFIX) for n in named)
+        (records if recorded else rest).append(event)
+    return records, rest
+
+
 def dumped(event: Any) -> dict[str, Any]:
     data: dict[str, Any] = event.model_dump(mode="json", exclude_none=True)
     return data

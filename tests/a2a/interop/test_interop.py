@@ -6,7 +6,10 @@ remote task is ``input-required``; the client's user answers; the same remote ta
 finishes). Each pairing of a client (google-adk's RemoteA2aAgent, cairn's) with a server
 (google-adk's to_a2a, cairn's to_a2a, ``cairn api-server --a2a``) holds it, and what each
 side saw, normalized, is compared with google-adk talking to google-adk: the events the
-client's invocation yielded turn by turn, and the events the server's session kept.
+client's invocation yielded turn by turn, and the events the server's session kept. cairn's
+client also yields the records of its calls to the remote (``cairn_a2a_send_message``
+with the message and its messageId, ``cairn_a2a_await_task``), which google-adk's has not:
+they are checked, then set apart from the comparison.
 """
 
 from __future__ import annotations
@@ -63,7 +66,11 @@ def talk(client: str, server: str, agent: str, adk: Path, home: Path) -> Exchang
                 seen.append(harness.adk_turn(adk, remote.card, home / "adk.db", "s1", **told))
             else:
                 turn = harness.cairn_turn(remote.card, home / "client.db", "s1", **told)
-                seen.append(asyncio.run(turn))
+                records, rest = harness.records_apart(asyncio.run(turn))
+                sent = next(c for r in records for c in r.get("calls", []))
+                assert sent["name"] == "cairn_a2a_send_message", records
+                assert sent["args"]["messageId"] == sent["args"]["message"]["messageId"]
+                seen.append(rest)
     if server == "adk":
         kept = harness.adk_server_view(home)
     else:
