@@ -132,6 +132,19 @@ def test_each_side_sees_what_it_sees_between_two_google_adks(
     client: str, server: str, agent: str, adk: Path, baseline: dict[str, Exchange],
     tmp_path: Path,
 ) -> None:  # fmt: skip
-    seen = talk(client, server, agent, adk, tmp_path)
-    assert seen.client == baseline[agent].client, "the client saw something else"
-    assert seen.server == baseline[agent].server, "the server kept something else"
+    seen, expected = talk(client, server, agent, adk, tmp_path), baseline[agent]
+    assert once(seen.client) == once(expected.client), "the client saw something else"
+    assert texts(seen.client) == texts(expected.client), "the client saw other answers"
+    assert seen.server == expected.server, "the server kept something else"
+
+
+def once(turns: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    """Each turn with an event repeated right after itself left once: google-adk's client,
+    talking to google-adk's server, yields the pause twice (the working update and the
+    input-required status both carry the call), cairn's once."""
+    return [[e for i, e in enumerate(turn) if i == 0 or turn[i - 1] != e] for turn in turns]
+
+
+def texts(turns: list[list[dict[str, Any]]]) -> list[list[str]]:
+    """The answers of each turn, every one: an answer is never repeated (on ADK either)."""
+    return [[event["text"] for event in turn if "text" in event] for turn in turns]
