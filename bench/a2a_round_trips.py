@@ -1,14 +1,13 @@
 """A2A ``message/send`` round trips per second: cairn's A2A server against google-adk 2.13.0's.
 
-    .venv/bin/python bench/a2a_round_trips.py                  # every row, ~1 min
+    .venv/bin/python bench/a2a_round_trips.py                  # every row, ~1.5 min
     .venv/bin/python bench/a2a_round_trips.py --quick --no-peer   # a smoke run
 
 Issue 21's target: round trips per second to a one-turn scripted agent (bench/a2a_twins.py's
 ``teller``: a ``BaseLlm`` subclass answering at once, one model call per message), cairn's
-server over google-adk's, goal >= 5x. Each server runs alone in its own process, one after
-the other, under uvicorn with the same settings (``--loop``/``--http``, uvloop and
-httptools by default: cairn depends on uvicorn[standard], and bench/peers.py gives ADK's
-venv the same two packages):
+server over google-adk's, goal >= 5x. Each server runs in its own process, under uvicorn
+with the same settings (``--loop``/``--http``, uvloop and httptools by default: cairn
+depends on uvicorn[standard], and bench/peers.py gives ADK's venv the same two packages):
 
 - client ceiling: a trivial ASGI app answering a canned completed task of the same size as
   a real answer; it shows how many round trips the client itself can drive, so a reader
@@ -18,6 +17,10 @@ venv the same two packages):
   is how this bench (and tests/a2a/interop) starts one;
 - google-adk 2.13.0 ``to_a2a(agent)`` (bench/peer_adk_a2a.py in bench/.peers/adk, made by
   bench/peers.py's ``ensure_venv``; in-memory services, ADK's only default).
+
+All servers are started first, then measured one at a time while the others idle,
+``--rounds`` times over (a machine whose load drifts weighs on every server alike); a row
+gives the median round, each round's figure, and latencies over all rounds.
 
 The same client for every row, in this process: ``--clients`` keep-alive HTTP/1.1
 connections (asyncio streams on uvloop, no HTTP library), each sending one JSON-RPC request
@@ -39,6 +42,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,6 +59,7 @@ TEXT = "hello"
 REPLY = f"teller heard: {TEXT}"
 READY_BOUND = 120.0  # seconds for a server to say READY before it counts as failed
 GOAL = 5.0
+ADK = "google-adk 2.13.0 to_a2a"
 
 
 # -- the servers (each runs `python bench/a2a_round_trips.py serve-...` in its own process) --
@@ -320,18 +325,44 @@ def free_port() -> int:
         return int(probe_socket.getsockname()[1])
 
 
-def measure(command: list[str], env: dict[str, str], args: argparse.Namespace, port: int,
-            folder: Path, name: str) -> Figure | str:  # fmt: skip
-    """The figure of one server, or why there is none."""
-    try:
-        with started(command, env, folder, name):
-            wrong = run(probe(port, args))
-            if wrong:
-                return wrong
-            figure: Figure = run(drive(port, args))
-            return figure
-    except Exception as error:
-        return f"{type(error).__name__}: {error}".replace("\n", " ")[:300]
+@dataclass
+class Subject:
+    """A server to measure: how to start it, and (once started) where."""
+
+    title: str
+    command: list[str]
+    env: dict[str, str]
+    port: int
+    name: str
+    figures: list[Figure] = field(default_factory=list)
+    failure: str = ""
+
+
+def failure_of(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}".replace("\n", " ")[:300]
+
+
+def measure_all(subjects: list[Subject], args: argparse.Namespace, folder: Path) -> None:
+    """Start every server (each its own process), check one round trip on each, then measure
+    them in turn, ``args.rounds`` times over: a machine whose load drifts during the run
+    weighs on every server alike. A server that fails says why in ``failure``."""
+    with contextlib.ExitStack() as servers:
+        for subject in subjects:
+            if subject.failure:
+                continue
+            try:
+                servers.enter_context(started(subject.command, subject.env, folder, subject.name))
+                subject.failure = run(probe(subject.port, args))
+            except Exception as error:
+                subject.failure = failure_of(error)
+        for _ in range(args.rounds):
+            for subject in subjects:
+                if subject.failure:
+                    continue
+                try:
+                    subject.figures.append(run(drive(subject.port, args)))
+                except Exception as error:
+                    subject.failure = failure_of(error)
 
 
 def own_serving(mode: str, port: int, args: argparse.Namespace, *extra: str) -> list[str]:
@@ -350,60 +381,69 @@ def adk_python(args: argparse.Namespace) -> Path:
     return Path(peers.ensure_venv(peers.PEERS["adk"], install=not args.no_install))
 
 
-def rows_to_measure(args: argparse.Namespace, folder: Path) -> list[tuple[str, Any]]:
-    """(title, figure or reason) per server, each measured alone."""
+def subjects_of(args: argparse.Namespace, folder: Path) -> list[Subject]:
+    """The servers of the table, in its order."""
     env = dict(os.environ)
-    rows: list[tuple[str, Any]] = []
     port = free_port()
-    rows.append(("client ceiling (trivial server)",
-                 measure(own_serving("serve-trivial", port, args), env, args, port, folder,
-                         "trivial")))  # fmt: skip
+    subjects = [
+        Subject("client ceiling (trivial server)", own_serving("serve-trivial", port, args), env,
+                port, "trivial"),
+    ]  # fmt: skip
     for store, title in (("memory", "cairn to_a2a, in memory"), ("sqlite", "cairn to_a2a, SQLite")):
         port = free_port()
         where = "memory" if store == "memory" else str(folder / "cairn.db")
         command = own_serving("serve-cairn", port, args, f"--store={where}")
-        rows.append((title, measure(command, env, args, port, folder, f"cairn-{store}")))
+        subjects.append(Subject(title, command, env, port, f"cairn-{store}"))
+    adk = Subject(ADK, [], {}, 0, "adk")
+    subjects.append(adk)
     if args.no_peer:
-        rows.append(("google-adk 2.13.0 to_a2a", "not run (--no-peer)"))
-        return rows
+        adk.failure = "not run (--no-peer)"
+        return subjects
     try:
         python = adk_python(args)
     except Exception as error:
-        rows.append(("google-adk 2.13.0 to_a2a", f"venv: {error}"))
-        return rows
-    port = free_port()
-    command = [
-        str(python), str(BENCH / "peer_adk_a2a.py"), "serve", f"--port={port}", "--agent=teller",
-        f"--loop={args.loop}", f"--http={args.http}",
+        adk.failure = f"venv: {error}"
+        return subjects
+    adk.port = free_port()
+    adk.command = [
+        str(python), str(BENCH / "peer_adk_a2a.py"), "serve", f"--port={adk.port}",
+        "--agent=teller", f"--loop={args.loop}", f"--http={args.http}",
     ]  # fmt: skip
-    peer_env = {key: value for key, value in env.items() if key != "PYTHONPATH"}
-    rows.append(("google-adk 2.13.0 to_a2a",
-                 measure(command, peer_env, args, port, folder, "adk")))  # fmt: skip
-    return rows
+    adk.env = {key: value for key, value in env.items() if key != "PYTHONPATH"}
+    return subjects
 
 
-def table(rows: list[tuple[str, Any]]) -> str:
-    adk = next((figure for title, figure in rows if title.startswith("google-adk")), None)
-    theirs = adk.per_second if isinstance(adk, Figure) else 0.0
-    header = ["server", "round trips/s", "median", "p99", "errors", "cairn/ADK", "goal"]
+def rate(subject: Subject) -> float:
+    """Round trips per second: the median over the rounds."""
+    return statistics.median(figure.per_second for figure in subject.figures)
+
+
+def table(subjects: list[Subject]) -> str:
+    adk = next(subject for subject in subjects if subject.title == ADK)
+    theirs = rate(adk) if adk.figures and not adk.failure else 0.0
+    header = ["server", "round trips/s", "each round", "median", "p99", "errors", "cairn/ADK",
+              "goal"]  # fmt: skip
     lines = [header]
     failed: dict[int, str] = {}
-    for title, figure in rows:
-        if not isinstance(figure, Figure):
-            failed[len(lines)] = figure if figure.startswith("not run") else f"failed: {figure}"
-            lines.append([title])
+    for subject in subjects:
+        if subject.failure or not subject.figures:
+            reason = subject.failure or "no figure"
+            failed[len(lines)] = reason if reason.startswith("not run") else f"failed: {reason}"
+            lines.append([subject.title])
             continue
-        ratio = figure.per_second / theirs if theirs and figure.round_trips else None
-        mine = title.startswith("cairn") and ratio is not None
-        goal = f">= {GOAL:g}x {'ok' if ratio >= GOAL else 'MISSED'}" if mine and ratio else ""
+        pooled = Figure(times=[took for figure in subject.figures for took in figure.times])
+        errors = sum(figure.errors for figure in subject.figures)
+        ratio = rate(subject) / theirs if theirs and subject.title.startswith("cairn") else None
+        goal = f">= {GOAL:g}x {'ok' if ratio >= GOAL else 'MISSED'}" if ratio else ""
         lines.append(
             [
-                title,
-                f"{figure.per_second:,.0f}/s",
-                f"{figure.percentile(0.5):.2f} ms" if figure.times else "-",
-                f"{figure.percentile(0.99):.2f} ms" if figure.times else "-",
-                str(figure.errors),
-                f"{ratio:.2f}x" if mine and ratio else "-",
+                subject.title,
+                f"{rate(subject):,.0f}/s",
+                " ".join(f"{figure.per_second:,.0f}" for figure in subject.figures),
+                f"{pooled.percentile(0.5):.2f} ms" if pooled.times else "-",
+                f"{pooled.percentile(0.99):.2f} ms" if pooled.times else "-",
+                str(errors),
+                f"{ratio:.2f}x" if ratio else "-",
                 goal,
             ]
         )
@@ -414,9 +454,10 @@ def table(rows: list[tuple[str, Any]]) -> str:
         out.append("  ".join([*cells, failed.get(index, "")]))
         if index == 0:
             out.append("  ".join("-" * width for width in widths))
-    for title, figure in rows:
-        if isinstance(figure, Figure) and figure.errors:
-            out.append(f"{title}: first error: {figure.first_error}")
+    for subject in subjects:
+        errors = [figure.first_error for figure in subject.figures if figure.errors]
+        if errors:
+            out.append(f"{subject.title}: first error: {errors[0]}")
     return "\n".join(line.rstrip() for line in out)
 
 
@@ -424,13 +465,14 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("mode", nargs="?", default="bench",
                         choices=("bench", "serve-trivial", "serve-cairn"))  # fmt: skip
-    parser.add_argument("--clients", type=int, default=16, help="concurrent connections")
-    parser.add_argument("--seconds", type=float, default=10.0, help="measured span per server")
-    parser.add_argument("--warmup", type=float, default=2.0, help="unmeasured span first")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent connections")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured span per round")
+    parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured span first")
+    parser.add_argument("--rounds", type=int, default=3, help="every server measured N times")
     parser.add_argument("--protocol", choices=("1.0", "0.3"), default="1.0")
     parser.add_argument("--loop", default="uvloop", help="uvicorn --loop for every server")
     parser.add_argument("--http", default="httptools", help="uvicorn --http for every server")
-    parser.add_argument("--quick", action="store_true", help="2 clients, 0.5 s, 0.2 s warm-up")
+    parser.add_argument("--quick", action="store_true", help="2 clients, 1 round of 0.5 s")
     parser.add_argument("--no-peer", action="store_true", help="leave google-adk out")
     parser.add_argument("--no-install", action="store_true", help="use an existing ADK venv")
     parser.add_argument("--port", type=int, help="(serve-*) the port")
@@ -438,7 +480,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--agent", default="teller", help="(serve-cairn) teller or approver")
     args = parser.parse_args()
     if args.quick:
-        args.clients, args.seconds, args.warmup = 2, 0.5, 0.2
+        args.clients, args.seconds, args.warmup, args.rounds = 2, 0.5, 0.2, 1
     return args
 
 
@@ -453,15 +495,17 @@ def main() -> None:
         return
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="a2a-bench-") as folder:
-        rows = rows_to_measure(args, Path(folder))
+        subjects = subjects_of(args, Path(folder))
+        measure_all(subjects, args, Path(folder))
     method = "SendMessage (A2A 1.0)" if args.protocol == "1.0" else "message/send (A2A 0.3)"
     print(
         f"A2A round trips, JSON-RPC {method}, blocking, one-turn scripted agent; "
-        f"{args.clients} clients, {args.seconds:g} s each after {args.warmup:g} s warm-up; "
+        f"{args.clients} clients; {args.rounds} rounds of {args.seconds:g} s per server, each "
+        f"after {args.warmup:g} s of warm-up; "
         f"uvicorn --loop {args.loop} --http {args.http}; Python {sys.version.split()[0]}; "
         f"{time.perf_counter() - began:.0f} s"
     )
-    print(table(rows))
+    print(table(subjects))
 
 
 if __name__ == "__main__":
