@@ -28,6 +28,21 @@ TURNS: dict[str, list[tuple[str, Any]]] = {
     "teller": [("say", "hello")],
     "approver": [("say", "refund 50, please"), ("answer", {"approved": True})],
 }
+DIFFERS = {
+    ("adk", "cairn", "teller"): harness.REPEATED_ANSWER,
+    ("adk", "cairn", "approver"): f"{harness.REPEATED_ANSWER}; {harness.REPLAYED_PAUSE}",
+    ("adk", "cairn-api", "teller"): harness.REPEATED_ANSWER,
+    ("adk", "cairn-api", "approver"): f"{harness.REPEATED_ANSWER}; {harness.REPLAYED_PAUSE}",
+}
+"""Where cairn differs today, as strict xfails naming the difference: when a fix makes a
+pairing match, its mark fails; delete the entry."""
+PAIRINGS = [
+    ("cairn", "adk", "cairn-client-to-adk-to_a2a"),
+    ("adk", "cairn", "adk-client-to-cairn-to_a2a"),
+    ("adk", "cairn-api", "adk-client-to-cairn-api-server"),
+    ("cairn", "cairn", "cairn-client-to-cairn-to_a2a"),
+    ("cairn", "cairn-api", "cairn-client-to-cairn-api-server"),
+]
 PAUSED = {"author": "remote", "calls": [{"name": "ask_approval", "args": {"amount": 50}}],
           "paused": True}  # fmt: skip
 
@@ -110,24 +125,18 @@ def test_google_adk_talking_to_itself_is_what_the_others_are_held_to(
     ]
 
 
-@pytest.mark.parametrize("agent", sorted(TURNS))
 @pytest.mark.parametrize(
-    ("client", "server"),
+    ("client", "server", "agent"),
     [
-        ("cairn", "adk"),
-        ("adk", "cairn"),
-        ("adk", "cairn-api"),
-        ("cairn", "cairn"),
-        ("cairn", "cairn-api"),
+        pytest.param(
+            client, server, agent, id=f"{name}-{agent}",
+            marks=[pytest.mark.xfail(strict=True, reason=DIFFERS[client, server, agent])]
+            if (client, server, agent) in DIFFERS else [],
+        )
+        for client, server, name in PAIRINGS
+        for agent in sorted(TURNS)
     ],
-    ids=[
-        "cairn-client-to-adk-to_a2a",
-        "adk-client-to-cairn-to_a2a",
-        "adk-client-to-cairn-api-server",
-        "cairn-client-to-cairn-to_a2a",
-        "cairn-client-to-cairn-api-server",
-    ],
-)
+)  # fmt: skip
 def test_each_side_sees_what_it_sees_between_two_google_adks(
     client: str, server: str, agent: str, adk: Path, baseline: dict[str, Exchange],
     tmp_path: Path,

@@ -31,6 +31,7 @@ def adk() -> Path:
     return harness.adk_python()
 
 
+@pytest.mark.xfail(strict=True, reason=f"{harness.REPEATED_ANSWER}; {harness.REPLAYED_PAUSE}")
 @pytest.mark.parametrize("kind", sorted(SERVERS))
 def test_the_answer_goes_through_after_the_cairn_server_restarts(
     kind: str, adk: Path, tmp_path: Path
