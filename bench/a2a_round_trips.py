@@ -31,7 +31,9 @@ part with a fresh ``messageId`` and no ``contextId`` (a new conversation per mes
 stateless client does; a repeated messageId would be answered from cairn's log without a
 run). A round trip counts when the answer is HTTP 200 with a completed task carrying the
 agent's reply; anything else is an error, reported. It prints round trips/s, the median and
-99th-percentile round trip, the ratios cairn/ADK and the goal; it asserts no timing.
+99th-percentile round trip, the server process's CPU time per round trip (Linux: from
+/proc; steadier than round trips/s on a machine other work shares), the ratios cairn/ADK
+of both and the goal; it asserts no timing.
 """
 
 from __future__ import annotations
@@ -218,18 +220,36 @@ class Figure:
     seconds: float = 0.0
     times: list[float] = field(default_factory=list)
     first_error: str = ""
+    cpu: float | None = None  # the server process's CPU seconds in the measured span
 
     @property
     def per_second(self) -> float:
         return self.round_trips / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_ms(self) -> float | None:
+        """The server's CPU time per round trip, in ms (None where it cannot be read)."""
+        if self.cpu is None or not self.round_trips:
+            return None
+        return self.cpu / self.round_trips * 1000
 
     def percentile(self, fraction: float) -> float:
         ordered = sorted(self.times)
         return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000
 
 
-async def drive(port: int, args: argparse.Namespace) -> Figure:
-    """``args.clients`` connections sending back to back: a warm-up, then the measured span."""
+def cpu_seconds(pid: int | None) -> float | None:
+    """The user + system CPU time a process has used (Linux's /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except (OSError, TypeError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def drive(port: int, args: argparse.Namespace, pid: int | None = None) -> Figure:
+    """``args.clients`` connections sending back to back: a warm-up, then the measured span
+    (and the CPU time the server process ``pid`` used in it)."""
     make, good = request_maker(args.protocol, port), answer_is_good(args.protocol)
     figure = Figure()
     phase = {"measuring": False, "stop": False}
@@ -258,10 +278,12 @@ async def drive(port: int, args: argparse.Namespace) -> Figure:
     try:
         await asyncio.sleep(args.warmup)
         phase["measuring"] = True
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds(pid)
         await asyncio.sleep(args.seconds)
         figure.seconds = time.perf_counter() - started
         phase["measuring"], phase["stop"] = False, True
+        used = cpu_seconds(pid)
+        figure.cpu = None if used is None or cpu is None else used - cpu
         await asyncio.gather(*tasks)
     finally:
         for task in tasks:
@@ -293,8 +315,9 @@ def run(coroutine: Any) -> Any:
 
 # -- running one server and measuring it ---------------------------------------------------------
 @contextlib.contextmanager
-def started(command: list[str], env: dict[str, str], folder: Path, name: str) -> Iterator[None]:
-    """Run a server command until it prints READY; stop it (SIGTERM) afterwards."""
+def started(command: list[str], env: dict[str, str], folder: Path, name: str) -> Iterator[int]:
+    """Run a server command until it prints READY (yields its pid); stop it (SIGTERM)
+    afterwards."""
     log_path = folder / f"{name}.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
@@ -307,7 +330,7 @@ def started(command: list[str], env: dict[str, str], folder: Path, name: str) ->
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"not ready after {READY_BOUND:.0f} s: {' | '.join(tail)}")
                 time.sleep(0.05)
-            yield
+            yield process.pid
         finally:
             process.terminate()
             try:
@@ -336,6 +359,7 @@ class Subject:
     name: str
     figures: list[Figure] = field(default_factory=list)
     failure: str = ""
+    pid: int | None = None
 
 
 def failure_of(error: BaseException) -> str:
@@ -351,7 +375,9 @@ def measure_all(subjects: list[Subject], args: argparse.Namespace, folder: Path)
             if subject.failure:
                 continue
             try:
-                servers.enter_context(started(subject.command, subject.env, folder, subject.name))
+                subject.pid = servers.enter_context(
+                    started(subject.command, subject.env, folder, subject.name)
+                )
                 subject.failure = run(probe(subject.port, args))
             except Exception as error:
                 subject.failure = failure_of(error)
@@ -360,7 +386,7 @@ def measure_all(subjects: list[Subject], args: argparse.Namespace, folder: Path)
                 if subject.failure:
                     continue
                 try:
-                    subject.figures.append(run(drive(subject.port, args)))
+                    subject.figures.append(run(drive(subject.port, args, subject.pid)))
                 except Exception as error:
                     subject.failure = failure_of(error)
 
@@ -418,11 +444,18 @@ def rate(subject: Subject) -> float:
     return statistics.median(figure.per_second for figure in subject.figures)
 
 
+def cpu_per_round_trip(subject: Subject) -> float | None:
+    """The server's CPU ms per round trip: the median over the rounds (None: not read)."""
+    found = [figure.cpu_ms for figure in subject.figures if figure.cpu_ms is not None]
+    return statistics.median(found) if found and not subject.failure else None
+
+
 def table(subjects: list[Subject]) -> str:
     adk = next(subject for subject in subjects if subject.title == ADK)
     theirs = rate(adk) if adk.figures and not adk.failure else 0.0
-    header = ["server", "round trips/s", "each round", "median", "p99", "errors", "cairn/ADK",
-              "goal"]  # fmt: skip
+    their_cpu = cpu_per_round_trip(adk)
+    header = ["server", "round trips/s", "each round", "median", "p99", "errors",
+              "CPU/round trip", "cairn/ADK", "CPU: ADK/cairn", "goal"]  # fmt: skip
     lines = [header]
     failed: dict[int, str] = {}
     for subject in subjects:
@@ -433,8 +466,11 @@ def table(subjects: list[Subject]) -> str:
             continue
         pooled = Figure(times=[took for figure in subject.figures for took in figure.times])
         errors = sum(figure.errors for figure in subject.figures)
-        ratio = rate(subject) / theirs if theirs and subject.title.startswith("cairn") else None
+        mine = subject.title.startswith("cairn")
+        ratio = rate(subject) / theirs if theirs and mine else None
         goal = f">= {GOAL:g}x {'ok' if ratio >= GOAL else 'MISSED'}" if ratio else ""
+        cpu = cpu_per_round_trip(subject)
+        cpu_ratio = their_cpu / cpu if mine and cpu and their_cpu else None
         lines.append(
             [
                 subject.title,
@@ -443,7 +479,9 @@ def table(subjects: list[Subject]) -> str:
                 f"{pooled.percentile(0.5):.2f} ms" if pooled.times else "-",
                 f"{pooled.percentile(0.99):.2f} ms" if pooled.times else "-",
                 str(errors),
+                f"{cpu:.2f} ms" if cpu else "-",
                 f"{ratio:.2f}x" if ratio else "-",
+                f"{cpu_ratio:.2f}x" if cpu_ratio else "-",
                 goal,
             ]
         )

@@ -46,7 +46,8 @@ def test_every_server_answers_every_round_trip(protocol: str) -> None:
     for title in ROWS:
         row = cells(done.stdout, title)
         assert re.fullmatch(r"[\d,]+/s", row[0]) and row[0] != "0/s", (title, row, done.stdout)
-        # round trips/s, each round, median, p99, errors, cairn/ADK, goal
+        # round trips/s, each round, median, p99, errors, CPU/round trip, cairn/ADK, ...
         assert row[4] == "0", (title, "errors", done.stdout)  # every answer a completed task
+        assert re.fullmatch(r"\d+\.\d\d ms", row[5]), (title, "CPU", done.stdout)
         if title.startswith("cairn"):
-            assert re.fullmatch(r"\d+\.\d\dx", row[5]), (title, "ratio", done.stdout)
+            assert re.fullmatch(r"\d+\.\d\dx", row[6]), (title, "ratio", done.stdout)
