@@ -7,7 +7,9 @@ Each peer gets its own virtual environment under bench/.peers/ (gitignored), mad
 `python -m venv` and filled with pip from PyPI the first time, reused after that (a marker
 file records what was installed; a changed requirement list reinstalls):
 
-    bench/.peers/adk        google-adk==2.13.0 (+ aiosqlite, asyncpg for its SQL stores)
+    bench/.peers/adk        google-adk[a2a]==2.13.0 (+ aiosqlite, asyncpg for its SQL stores;
+                            the a2a extra for tests/a2a/interop and bench/a2a_round_trips.py;
+                            uvloop and httptools, which cairn's uvicorn[standard] brings)
     bench/.peers/langgraph  langgraph>=1.0, langgraph-checkpoint-sqlite,
                             langgraph-checkpoint-postgres, psycopg[binary]
 
@@ -58,7 +60,17 @@ PEERS = {
         "adk",
         "google-adk 2.13.0",
         "peer_adk.py",
-        ["google-adk==2.13.0", "aiosqlite", "asyncpg", "sqlalchemy[asyncio]", "mcp"],
+        [
+            "google-adk[a2a]==2.13.0",
+            "aiosqlite",
+            "asyncpg",
+            "sqlalchemy[asyncio]",
+            "mcp",
+            # cairn depends on uvicorn[standard]: its servers run on uvloop and httptools;
+            # ADK's servers get the same (bench/a2a_round_trips.py, bench/api_server.py).
+            "uvloop",
+            "httptools",
+        ],
     ),
     "langgraph": Peer(
         "langgraph",

@@ -202,8 +202,19 @@ class CairnRequestHandler(RequestHandler):
         with _a2a_errors():
             row, run, _ = await self._start(params, context)
             if not params.configuration.return_immediately:
-                await self.runs.wait(run)
+                await self._settled(run)
             return await self._task(row, self._history_length(params.configuration))
+
+    async def _settled(self, run: StoredRun) -> None:
+        """Return once the run has ended or paused. A run this process executes is followed
+        to its end (its row is settled by then), so the answer goes out at once; another
+        process's run is read until it has settled."""
+        live = self.runs.executor.live(run)
+        if live is not None:
+            with contextlib.suppress(Exception):  # a failed run: its row says how
+                async for _ in live:
+                    pass
+        await self.runs.wait(run)
 
     async def on_message_send_stream(
         self, params: a2a_types.SendMessageRequest, context: ServerCallContext

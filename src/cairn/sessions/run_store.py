@@ -240,6 +240,9 @@ class InMemoryRunStore(RunStore):
 
     def __init__(self) -> None:
         self._runs: dict[tuple[str, str, str, str], StoredRun] = {}
+        self._of_user: dict[tuple[str, str], set[tuple[str, str, str, str]]] = {}
+        """The keys of each (app, user)'s runs: a user's runs are listed without reading
+        every run of the process (a server's A2A contexts are one user each)."""
         self._schedules: dict[tuple[str, str, str], StoredSchedule] = {}
         self._seq = 0
         self._lock = threading.Lock()  # the Runner's sync ``run`` uses loops in threads
@@ -257,6 +260,7 @@ class InMemoryRunStore(RunStore):
             self._seq += 1
             stored = dataclasses.replace(run, seq=self._seq)
             self._runs[key] = stored
+            self._of_user.setdefault(key[:2], set()).add(key)
             return stored
 
     async def get_run(
@@ -277,10 +281,8 @@ class InMemoryRunStore(RunStore):
         with self._lock:
             found = [
                 run
-                for run in self._runs.values()
-                if run.app_name == app_name
-                and run.user_id == user_id
-                and (session_id is None or run.session_id == session_id)
+                for run in map(self._runs.__getitem__, self._of_user.get((app_name, user_id), ()))
+                if (session_id is None or run.session_id == session_id)
                 and (statuses is None or run.status in statuses)
                 and (before_seq is None or run.seq < before_seq)
             ]
@@ -337,8 +339,10 @@ class InMemoryRunStore(RunStore):
     def delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         """Forget the session's runs (the session was deleted)."""
         with self._lock:
-            for key in [k for k in self._runs if k[:3] == (app_name, user_id, session_id)]:
+            keys = self._of_user.get((app_name, user_id), set())
+            for key in [k for k in keys if k[2] == session_id]:
                 del self._runs[key]
+                keys.discard(key)
 
     async def create_schedule(self, schedule: StoredSchedule) -> StoredSchedule:
         from cairn.errors import AlreadyExistsError
