@@ -222,11 +222,28 @@ class CairnRequestHandler(RequestHandler):
         with _a2a_errors():
             row, run, after = await self._start(params, context)
             task = await self._task(row, self._history_length(params.configuration))
-            yield task
+            if after is None or task.status.state in TERMINAL_STATES:
+                # A new task (or a resent message's ended one) opens with the Task; an
+                # answered task opens with a working status update, as google-adk's server
+                # does: a client shows an opening Task's history (the pause it answered).
+                yield task
+            else:
+                yield self._opening(row)
             if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
+                if after is not None and task.status.state not in TERMINAL_STATES:
+                    yield a2a_types.TaskStatusUpdateEvent(
+                        task_id=task.id, context_id=task.context_id, status=task.status
+                    )
                 return
             async for event in self._follow(row, run, after):
                 yield event
+
+    @staticmethod
+    def _opening(row: A2aTask) -> a2a_types.TaskStatusUpdateEvent:
+        status = a2a_types.TaskStatus(state=a2a_types.TaskState.TASK_STATE_WORKING)
+        return a2a_types.TaskStatusUpdateEvent(
+            task_id=row.task_id, context_id=row.session_id, status=status
+        )
 
     async def _start(
         self, params: a2a_types.SendMessageRequest, context: ServerCallContext
@@ -411,8 +428,13 @@ class CairnRequestHandler(RequestHandler):
                 yield a2a_types.TaskArtifactUpdateEvent(
                     task_id=task.id, context_id=task.context_id, artifact=artifact, last_chunk=True
                 )
+        status = task.status
+        if status.state == a2a_types.TaskState.TASK_STATE_COMPLETED:
+            # The answer went out as the artifacts (and the working updates): a bare
+            # completed status, as google-adk's server sends, so a client shows it once.
+            status = a2a_types.TaskStatus(state=status.state, timestamp=status.timestamp)
         yield a2a_types.TaskStatusUpdateEvent(
-            task_id=task.id, context_id=task.context_id, status=task.status
+            task_id=task.id, context_id=task.context_id, status=status
         )
 
     @staticmethod

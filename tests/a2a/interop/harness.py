@@ -45,17 +45,6 @@ CARD_PATH = "/.well-known/agent-card.json"
 USER = "ada"
 APP = "caller"
 
-# How cairn differs from google-adk today, seen from google-adk's client (strict xfails).
-REPEATED_ANSWER = (
-    "cairn's server sends the answer again in the completed status's message (google-adk's "
-    "server sends a bare completed status), and google-adk's client then shows it twice"
-)
-REPLAYED_PAUSE = (
-    "cairn's server opens the stream of an answered task with the task and its history; "
-    "google-adk's client shows the history's pause again before the answer (google-adk's "
-    "server opens it with a status update)"
-)
-
 
 def adk_python() -> Path:
     """google-adk 2.13.0's venv python (with its a2a extra); skips (fails in CI) without it."""

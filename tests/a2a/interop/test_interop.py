@@ -28,14 +28,6 @@ TURNS: dict[str, list[tuple[str, Any]]] = {
     "teller": [("say", "hello")],
     "approver": [("say", "refund 50, please"), ("answer", {"approved": True})],
 }
-DIFFERS = {
-    ("adk", "cairn", "teller"): harness.REPEATED_ANSWER,
-    ("adk", "cairn", "approver"): f"{harness.REPEATED_ANSWER}; {harness.REPLAYED_PAUSE}",
-    ("adk", "cairn-api", "teller"): harness.REPEATED_ANSWER,
-    ("adk", "cairn-api", "approver"): f"{harness.REPEATED_ANSWER}; {harness.REPLAYED_PAUSE}",
-}
-"""Where cairn differs today, as strict xfails naming the difference: when a fix makes a
-pairing match, its mark fails; delete the entry."""
 PAIRINGS = [
     ("cairn", "adk", "cairn-client-to-adk-to_a2a"),
     ("adk", "cairn", "adk-client-to-cairn-to_a2a"),
@@ -130,8 +122,6 @@ def test_google_adk_talking_to_itself_is_what_the_others_are_held_to(
     [
         pytest.param(
             client, server, agent, id=f"{name}-{agent}",
-            marks=[pytest.mark.xfail(strict=True, reason=DIFFERS[client, server, agent])]
-            if (client, server, agent) in DIFFERS else [],
         )
         for client, server, name in PAIRINGS
         for agent in sorted(TURNS)

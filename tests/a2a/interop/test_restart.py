@@ -68,6 +68,5 @@ def test_the_answer_finishes_the_paused_run_once(restarted: Restarted) -> None:
     assert [run.status for run in restarted.runs] == ["done"], restarted.runs
 
 
-@pytest.mark.xfail(strict=True, reason=f"{harness.REPEATED_ANSWER}; {harness.REPLAYED_PAUSE}")
 def test_the_client_sees_the_answer_alone(restarted: Restarted) -> None:
     assert restarted.answered == [APPROVED]

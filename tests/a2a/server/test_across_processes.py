@@ -84,4 +84,6 @@ async def test_a_task_is_followed_from_another_server(kind: str, tmp_path: Path)
                         flag.write_text("go")
         end = updates[-1].status_update
         assert end.status.state == TaskState.TASK_STATE_COMPLETED
-        assert end.status.message.parts[0].text == "released"
+        assert not end.status.message.parts  # the answer is the artifact, sent once
+        [artifact] = [u.artifact_update.artifact for u in updates if u.HasField("artifact_update")]
+        assert artifact.parts[0].text == "released"
