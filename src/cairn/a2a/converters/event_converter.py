@@ -24,6 +24,12 @@ from cairn.a2a.converters.part_converter import (
     GenAIPartToA2APartConverter,
     convert_genai_part_to_a2a_part,
 )
+
+# ADK's module offers the client's conversions too (A2A -> cairn events): the same functions
+from cairn.a2a.converters.to_adk_event import (
+    convert_a2a_message_to_event as convert_a2a_message_to_event,
+)
+from cairn.a2a.converters.to_adk_event import convert_a2a_task_to_event as convert_a2a_task_to_event
 from cairn.a2a.converters.utils import adk_metadata_key, dict_to_struct, struct_to_dict
 from cairn.events.event import Event
 from cairn.events.interrupts import REQUEST_CREDENTIAL_FUNCTION
