@@ -1,4 +1,4 @@
-"""No server, CLI or web UI test depends on how fast the machine is: no sleeps, no short timeouts.
+"""No server, CLI, web UI or A2A test hangs on machine speed: no sleeps, no short timeouts.
 
 Tests wait on readiness with ``tests.support.waiting`` (a generous bound that only says
 when to give up); a request's timeout is that bound too. Apps under test (``agents``
@@ -15,7 +15,7 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 FILES = sorted(
     path
-    for folder in ("server", "cli", "web")
+    for folder in ("server", "cli", "web", "a2a")
     for path in (TESTS / folder).rglob("*.py")
     if not any(part.endswith("agents") for part in path.relative_to(TESTS).parts)
 )
