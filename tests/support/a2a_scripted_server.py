@@ -71,9 +71,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from cairn.a2a.agent.card_resolution import IDEMPOTENT_MESSAGE_ID_EXTENSION
+
 ROOT = Path(__file__).resolve().parents[2]
 
-IDEMPOTENT_MESSAGES = "https://cairn.dev/a2a/extensions/idempotent-message-id/v1"
+IDEMPOTENT_MESSAGES = IDEMPOTENT_MESSAGE_ID_EXTENSION
 """The card extension saying a repeated messageId never runs twice (what cairn's client
 looks for before it resends after a crash)."""
 

@@ -19,7 +19,7 @@ from google.protobuf.json_format import ParseError
 
 from cairn.a2a.agent.errors import AgentCardResolutionError
 
-IDEMPOTENT_MESSAGE_ID_EXTENSION = "https://cairn.dev/a2a/extensions/idempotent-message-id/v1"
+IDEMPOTENT_MESSAGE_ID_EXTENSION = "https://github.com/cairn-agents/cairn/a2a/idempotent-messages/v1"
 """A card extension (``capabilities.extensions[].uri``) by which a remote agent says that a
 message whose ``messageId`` it has seen already never runs twice: it answers with the task
 the first one made. Only to such a remote does ``RemoteA2aAgent`` resend a message whose
