@@ -150,6 +150,7 @@ class ScriptedExecutor(AgentExecutor):
         if reply.get("hold"):
             await updater.start_work()
             await _release.wait()
+            _release.clear()  # the next held task waits for the next release
         if "raise" in reply:
             raise RuntimeError(str(reply["raise"]))
         if "answer" in reply:

@@ -174,17 +174,24 @@ async def test_otherwise_the_user_is_asked_and_may_give_the_answer(store_url: st
         assert len(server.received()) == 1 and len(server.executed()) == 1
 
 
-async def test_a_rerun_the_user_approves_sends_the_same_message_again(tmp_path: Path) -> None:
+async def test_a_rerun_the_user_approves_sends_the_same_message_again_once(
+    tmp_path: Path,
+) -> None:
     with a2a_scripted_server("--no-streaming") as server:
-        server.script({"answer": "charged 30", "hold": True}, {"answer": "charged again"})
+        server.script({"answer": "charged 30", "hold": True}, {"answer": "again", "hold": True})
         client = Client(str(tmp_path / "sessions.db"), server.card_url)
         await client.killed_in_the_call({"say": "charge 30"}, server, "call")
         [stopped] = client.step({"pending_only": True}).pending
         [doubt] = client.step({"continue": stopped.invocation_id}).pending
-        done = client.step({"answer": [[doubt.id, doubt.name, {"rerun": True}]]})
-        assert done.texts() == ["charged again"]
+        rerun = {"answer": [[doubt.id, doubt.name, {"rerun": True}]]}
+        await client.killed_in_the_call(rerun, server, "call", calls=2)  # dies in the rerun too
         first, again = server.received()
         assert first["messageId"] == again["messageId"]  # the same idempotency key
+        [stopped] = client.step({"pending_only": True}).pending
+        [doubt] = client.step({"continue": stopped.invocation_id}).pending
+        assert doubt.kind == "in_doubt" and len(server.received()) == 2  # asked again
+        done = client.step({"answer": [[doubt.id, doubt.name, {"rerun": True}]]})
+        assert done.texts() == ["no script"] and len(server.received()) == 3
 
 
 async def test_an_answer_lost_on_its_way_to_a_waiting_task_is_found_in_its_history(

@@ -47,6 +47,7 @@ from cairn.a2a.agent.exchanges import (
     in_doubt_event,
     mark_reply,
     new_call,
+    resend_event,
 )
 from cairn.a2a.agent.task_progress import TaskProgress
 from cairn.a2a.agent.utils import execute_after_request_interceptors
@@ -369,7 +370,9 @@ class Delivery:
         if now.doubt_id is not None:
             answer = now.doubt_answer if isinstance(now.doubt_answer, dict) else {}
             if answer.get("rerun") is True:
-                async for event in self._deliver(call, message, again=True):
+                again = new_call(A2A_SEND_MESSAGE_FUNCTION, args)
+                yield resend_event(self.ctx, self.agent.name, call, again)
+                async for event in self._deliver(again, message, again=True):
                     yield event
             else:
                 async for event in self._given(answer.get("result")):
