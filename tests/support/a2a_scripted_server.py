@@ -90,7 +90,8 @@ def _text_of(message: Message) -> str:
     return "\n".join(part.text for part in message.parts if part.WhichOneof("content") == "text")
 
 
-def _record(message: Message, method: str) -> None:
+def _record(params: SendMessageRequest, method: str) -> None:
+    message = params.message
     data = [
         json_format.MessageToDict(part.data)
         for part in message.parts
@@ -105,6 +106,7 @@ def _record(message: Message, method: str) -> None:
             "text": _text_of(message),
             "data": data,
             "metadata": [json_format.MessageToDict(p.metadata) for p in message.parts],
+            "requestMetadata": json_format.MessageToDict(params.metadata),
         }
     )
 
@@ -214,7 +216,7 @@ class RecordingHandler(DefaultRequestHandler):
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Message | Task:
-        _record(params.message, "send")
+        _record(params, "send")
         seen = await self._seen(params.message, context)
         if seen is not None:
             return seen
@@ -225,7 +227,7 @@ class RecordingHandler(DefaultRequestHandler):
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
-        _record(params.message, "stream")
+        _record(params, "stream")
         seen = await self._seen(params.message, context)
         if seen is not None:
             yield seen

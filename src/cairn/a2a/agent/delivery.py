@@ -87,6 +87,11 @@ def _cause(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}"
 
 
+def recorded_message(call: types.FunctionCall) -> A2AMessage:
+    """The message a send's record holds (empty for the wait for a task)."""
+    return json_format.ParseDict(dict(call.args or {}).get("message") or {}, A2AMessage())
+
+
 def state_name(state: int) -> str:
     return TaskState.Name(state) if state in TaskState.values() else str(state)
 
@@ -366,7 +371,7 @@ class Delivery:
                 yield event
             return
         args = dict(call.args or {})
-        message = json_format.ParseDict(args.get("message") or {}, A2AMessage())
+        message = recorded_message(call)
         if now.doubt_id is not None:
             answer = now.doubt_answer if isinstance(now.doubt_answer, dict) else {}
             if answer.get("rerun") is True:
