@@ -66,8 +66,8 @@ async def test_a_revision_0007_database_gains_runs_in_place(kind: str, tmp_path:
 
         async with DatabaseSessionService(url) as store:
             report = await store.migrate()
-            assert (report.from_revision, report.applied) == ("0007", ["0008"])
-            assert report.to_revision == head_revision() == "0008"
+            assert (report.from_revision, report.applied[0]) == ("0007", "0008")
+            assert report.to_revision == head_revision()
             session = await store.get_session(app_name="app", user_id="u", session_id="s")
             assert session is not None and session.events == [EVENT]
             assert session.state == {"count": 1}

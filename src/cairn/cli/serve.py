@@ -102,6 +102,11 @@ def _server_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="/run and /run_sse create a session that does not exist yet.",
         ),
         click.option(
+            "--a2a", is_flag=True, envvar="CAIRN_A2A",
+            help="Also serve every app over A2A at /a2a/APP (its agent card at "
+            "/a2a/APP/.well-known/agent-card.json); needs cairn[a2a]. [env: CAIRN_A2A]",
+        ),
+        click.option(
             "--record-spans/--no-record-spans", default=None,
             help="Write each run's OpenTelemetry spans into the session store, for the Trace "
             "tab and GET .../traces (env CAIRN_RECORD_SPANS). Default: on for `cairn web`, "
@@ -198,6 +203,7 @@ def _serve(
     workers: int,
     reload: bool,
     auto_create_session: bool,
+    a2a: bool,
     record_spans: bool | None,
     graceful_shutdown: int,
     log_level: str,
@@ -229,6 +235,7 @@ def _serve(
         max_body_bytes=max_body_bytes,
         lease_ttl=lease_ttl,
         auto_create_session=auto_create_session,
+        a2a=a2a,
         record_spans=record_spans,
         executor=executor,
         task_queue=task_queue,
@@ -243,6 +250,8 @@ def _serve(
         click.echo(f"cairn web: open {url}/ in your browser (Ctrl-C stops the server)")
     else:
         click.echo(f"cairn api-server: {url} (OpenAPI docs at {url}/docs; Ctrl-C stops it)")
+    if a2a:
+        click.echo(f"A2A: each app at {url}/a2a/APP (card: .../.well-known/agent-card.json)")
     if host not in _LOCAL_HOSTS and not api_key:
         click.echo(
             f"warning: listening on {host} without --api-key: anyone who can reach this port "
@@ -347,6 +356,7 @@ def _environment(
     max_body_bytes: int | None,
     lease_ttl: float | None,
     auto_create_session: bool,
+    a2a: bool = False,
     record_spans: bool | None = None,
     executor: str | None = None,
     task_queue: str | None = None,
@@ -374,6 +384,8 @@ def _environment(
         environment["CAIRN_LEASE_TTL"] = repr(lease_ttl)
     if auto_create_session:
         environment["CAIRN_AUTO_CREATE_SESSION"] = "1"
+    if a2a:
+        environment["CAIRN_A2A"] = "1"
     if record_spans is not None:
         environment["CAIRN_RECORD_SPANS"] = "1" if record_spans else "0"
     if executor is not None:

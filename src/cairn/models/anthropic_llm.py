@@ -17,7 +17,7 @@ import json
 import os
 import random
 import re
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import anthropic
@@ -28,7 +28,14 @@ from cairn.models.base_llm import BaseLlm
 from cairn.models.errors import MissingApiKeyError, ModelCallError
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
-from cairn.models.retries import is_retryable_status, retry_after_seconds
+from cairn.models.retries import (
+    Attempts,
+    Retry,
+    is_retryable_status,
+    retried,
+    retry_after_seconds,
+)
+from cairn.models.stream_assembly import assembled
 
 if TYPE_CHECKING:
     # The pydantic plugin writes AnthropicGenerateContentConfig's __init__ with genai's own
@@ -395,7 +402,7 @@ class _StreamAssembler:
         if getattr(usage, "cache_read_input_tokens", None) is not None:
             self.cache_read = usage.cache_read_input_tokens
 
-    def feed(self, event: Any) -> LlmResponse | None:
+    def add(self, event: Any) -> LlmResponse | None:
         """Take one stream event; a partial response when it carries text."""
         kind = event.type
         if kind == "message_start":
@@ -623,53 +630,72 @@ class AnthropicLlm(BaseLlm):
             hint=hint,
         )
 
+    def _decide(self, exc: Exception, attempts: Attempts) -> Retry:
+        """Retry 429, 529, 5xx and connection failures (not a timeout: it already waited
+        ``timeout``); raise the call's ModelCallError otherwise."""
+        if isinstance(exc, anthropic.APIStatusError):
+            error = self._status_error(exc, attempts.number, after_output=attempts.output_shown)
+            if not error.retryable or attempts.output_shown or attempts.number > self.max_retries:
+                raise error from exc
+            return Retry(
+                wait=self._backoff(attempts.number - 1, exc.response.headers),
+                reason=f"HTTP {error.status_code}",
+                limits=f"of {self.max_retries}",
+            )
+        if isinstance(exc, _TIMEOUTS):
+            raise ModelCallError(
+                provider=PROVIDER,
+                model=self.model,
+                status_code=None,
+                provider_message=f"no response within {self.timeout:g}s",
+                retryable=True,
+                attempts=attempts.number,
+                hint="Give AnthropicLlm a longer timeout=... (seconds), or a smaller max_tokens.",
+            ) from exc
+        if attempts.output_shown or attempts.number > self.max_retries:
+            raise ModelCallError(
+                provider=PROVIDER,
+                model=self.model,
+                status_code=None,
+                provider_message=f"connection failed: {_describe(exc)}",
+                retryable=True,
+                attempts=attempts.number,
+                hint="Check the network and base_url=... ('https://api.anthropic.com' unless set).",
+            ) from exc
+        return Retry(
+            wait=self._backoff(attempts.number - 1, {}),
+            reason="no connection",
+            limits=f"of {self.max_retries}",
+        )
+
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         client = self._sdk_client()
         params = self._request_params(llm_request)
-        attempt = 0
-        while True:
-            attempt += 1
-            yielded = False
-            try:
-                if stream:
-                    async with contextlib.aclosing(self._stream(client, params)) as responses:
-                        async for response in responses:
-                            yielded = True
-                            yield response
-                    return
-                message = await client.messages.create(**params)
-                break
-            except anthropic.APIStatusError as exc:
-                error = self._status_error(exc, attempt, after_output=yielded)
-                if not error.retryable or yielded or attempt > self.max_retries:
-                    raise error from exc
-                await self.sleep(self._backoff(attempt - 1, exc.response.headers))
-            except _TIMEOUTS as exc:
-                raise ModelCallError(
-                    provider=PROVIDER,
-                    model=self.model,
-                    status_code=None,
-                    provider_message=f"no response within {self.timeout:g}s",
-                    retryable=True,
-                    attempts=attempt,
-                    hint="Give AnthropicLlm a longer timeout=... (seconds), or a smaller "
-                    "max_tokens.",
-                ) from exc
-            except _CONNECTION_FAILURES as exc:
-                if yielded or attempt > self.max_retries:
-                    raise ModelCallError(
-                        provider=PROVIDER,
-                        model=self.model,
-                        status_code=None,
-                        provider_message=f"connection failed: {_describe(exc)}",
-                        retryable=True,
-                        attempts=attempt,
-                        hint="Check the network and base_url=... ('https://api.anthropic.com' "
-                        "unless set).",
-                    ) from exc
-                await self.sleep(self._backoff(attempt - 1, {}))
+
+        async def once() -> AsyncIterator[LlmResponse | anthropic.types.Message]:
+            if stream:
+                async with contextlib.aclosing(self._stream(client, params)) as responses:
+                    async for response in responses:
+                        yield response
+            else:
+                yield await client.messages.create(**params)
+
+        message: anthropic.types.Message | None = None
+        async for item in retried(
+            once,
+            self._decide,
+            retry_on=(anthropic.APIStatusError, *_TIMEOUTS, *_CONNECTION_FAILURES),
+            sleep=self.sleep,
+            label=f"{PROVIDER} model {self.model!r}",
+        ):
+            if isinstance(item, LlmResponse):
+                yield item
+            else:
+                message = item
+        if message is None:
+            return
         parts = _parts_of_message(message)
         yield _final_response(
             model=self.model,
@@ -687,16 +713,9 @@ class AnthropicLlm(BaseLlm):
     async def _stream(
         self, client: anthropic.AsyncAnthropic, params: dict[str, Any]
     ) -> AsyncGenerator[LlmResponse, None]:
-        assembler = _StreamAssembler(self.model)
         events = await client.messages.create(**params, stream=True)
-        try:
-            async for event in events:
-                chunk = assembler.feed(event)
-                if chunk is not None:
-                    yield chunk
-        finally:
-            await events.close()
-        yield assembler.final()
+        async for response in assembled(events, _StreamAssembler(self.model)):
+            yield response
 
 
 class AnthropicGenerateContentConfig(types.GenerateContentConfig):

@@ -18,7 +18,7 @@ import os
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from google import genai
 from google.genai import errors as genai_errors
@@ -31,11 +31,16 @@ from cairn.models.errors import MissingApiKeyError, ModelCallError
 from cairn.models.gemini_context_cache_manager import GeminiContextCacheManager
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
-from cairn.models.retries import is_retryable_status, retry_after_seconds
+from cairn.models.retries import (
+    Attempts,
+    Retry,
+    is_retryable_status,
+    retried,
+    retry_after_seconds,
+)
+from cairn.models.stream_assembly import assembled
 
 logger = logging.getLogger(__name__)
-
-_T = TypeVar("_T")
 
 _FIRST_BACKOFF = 1.0
 """Seconds before the first retry when the server names no wait; doubled on each retry."""
@@ -138,17 +143,13 @@ class Gemini(BaseLlm):
             config=_without_automatic_function_calling(request.config),
         )
         if not stream:
-            response = await call.with_retries(call.generate)
+            response = await call.generate()
             yield _llm_response(response).model_copy(
                 update={"turn_complete": True, "cache_metadata": cache_metadata}
             )
             return
-        turn = _StreamedTurn()
-        async for chunk in call.stream():
-            partial = turn.add(chunk)
-            if partial is not None:
-                yield partial
-        yield turn.final().model_copy(update={"cache_metadata": cache_metadata})
+        async for reply in assembled(call.stream(), _StreamedTurn(cache_metadata)):
+            yield reply
 
     async def _with_context_cache(
         self, backend: _Backend, llm_request: LlmRequest, model: str
@@ -238,77 +239,81 @@ class _Call:
         self.config = config
 
     async def generate(self) -> types.GenerateContentResponse:
-        return await self.client.aio.models.generate_content(
-            model=self.model, contents=self.contents, config=self.config
-        )
+        """The whole response, the request tried again as the retry rules allow."""
 
-    async def stream(self) -> AsyncGenerator[types.GenerateContentResponse, None]:
+        async def once() -> AsyncIterator[types.GenerateContentResponse]:
+            yield await self.client.aio.models.generate_content(
+                model=self.model, contents=self.contents, config=self.config
+            )
+
+        async for response in self.retried(once):
+            return response
+        raise AssertionError("a successful attempt yields its response")  # pragma: no cover
+
+    def stream(self) -> AsyncIterator[types.GenerateContentResponse]:
         """The response chunks; only a failure before the first chunk is retried."""
 
-        async def open_stream() -> tuple[
-            AsyncIterator[types.GenerateContentResponse], types.GenerateContentResponse | None
-        ]:
+        async def once() -> AsyncIterator[types.GenerateContentResponse]:
             chunks = await self.client.aio.models.generate_content_stream(
                 model=self.model, contents=self.contents, config=self.config
             )
-            return chunks, await anext(chunks, None)
-
-        chunks, chunk = await self.with_retries(open_stream)
-        try:
-            while chunk is not None:
-                yield chunk
-                try:
-                    chunk = await anext(chunks, None)
-                except genai_errors.APIError as exc:
-                    raise self.api_error(exc, attempts=1) from exc
-                except _TRANSPORT_ERRORS as exc:
-                    raise self.transport_error(exc, attempts=1) from exc
-        finally:
-            close = getattr(chunks, "aclose", None)
-            if close is not None:
-                await close()
-
-    async def with_retries(self, attempt_call: Callable[[], Awaitable[_T]]) -> _T:
-        """``attempt_call()``, retried after 429, 5xx, timeouts and connection failures."""
-        attempts = 0
-        while True:
-            attempts += 1
             try:
-                return await attempt_call()
-            except genai_errors.APIError as exc:
-                if not is_retryable_status(exc.code) or attempts > self.gemini.max_retries:
-                    raise self.api_error(exc, attempts=attempts) from exc
-                wait = _server_wait(exc)
-                if wait is not None and wait > self.gemini.max_retry_wait:
-                    raise self.api_error(
-                        exc,
-                        attempts=attempts,
-                        hint=(
-                            f"The server asked to wait {wait:g}s before retrying, longer than "
-                            f"max_retry_wait={self.gemini.max_retry_wait:g}s; retry later or "
-                            "raise max_retry_wait"
-                        ),
-                    ) from exc
-                reason = f"HTTP {exc.code}"
-            except _TRANSPORT_ERRORS as exc:
-                if attempts > self.gemini.max_retries:
-                    raise self.transport_error(exc, attempts=attempts) from exc
-                wait = None
-                reason = "timeout" if isinstance(exc, _TIMEOUT_ERRORS) else "no connection"
-            except ValueError as exc:  # google-genai refused to build the request
-                raise self.request_error(exc) from exc
-            if wait is None:
-                wait = _backoff(attempts)
-            logger.warning(
-                "%s model %r: %s, retry %d of %d in %.1fs",
-                self.provider,
-                self.model,
-                reason,
-                attempts,
-                self.gemini.max_retries,
-                wait,
-            )
-            await self.gemini.sleep(wait)
+                async for chunk in chunks:
+                    yield chunk
+            finally:
+                close = getattr(chunks, "aclose", None)
+                if close is not None:
+                    await close()
+
+        return self.retried(once)
+
+    def retried(
+        self, once: Callable[[], AsyncIterator[types.GenerateContentResponse]]
+    ) -> AsyncIterator[types.GenerateContentResponse]:
+        return retried(
+            once,
+            self.decide,
+            retry_on=(genai_errors.APIError, *_TRANSPORT_ERRORS, ValueError),
+            sleep=self.gemini.sleep,
+            label=f"{self.provider} model {self.model!r}",
+        )
+
+    def decide(self, exc: Exception, attempts: Attempts) -> Retry:
+        """Retry 429, 5xx, timeouts and connection failures; raise the call's error otherwise."""
+        max_retries = self.gemini.max_retries
+        if isinstance(exc, ValueError):
+            if attempts.output_shown:
+                raise exc
+            raise self.request_error(exc) from exc  # google-genai refused to build the request
+        if isinstance(exc, genai_errors.APIError):
+            if (
+                attempts.output_shown
+                or not is_retryable_status(exc.code)
+                or attempts.number > max_retries
+            ):
+                raise self.api_error(exc, attempts=attempts.number) from exc
+            wait = _server_wait(exc)
+            if wait is not None and wait > self.gemini.max_retry_wait:
+                raise self.api_error(
+                    exc,
+                    attempts=attempts.number,
+                    hint=(
+                        f"The server asked to wait {wait:g}s before retrying, longer than "
+                        f"max_retry_wait={self.gemini.max_retry_wait:g}s; retry later or "
+                        "raise max_retry_wait"
+                    ),
+                ) from exc
+            reason = f"HTTP {exc.code}"
+        else:
+            if attempts.output_shown or attempts.number > max_retries:
+                raise self.transport_error(exc, attempts=attempts.number) from exc
+            wait = None
+            reason = "timeout" if isinstance(exc, _TIMEOUT_ERRORS) else "no connection"
+        return Retry(
+            wait=_backoff(attempts.number) if wait is None else wait,
+            reason=reason,
+            limits=f"of {max_retries}",
+        )
 
     def api_error(
         self, exc: genai_errors.APIError, *, attempts: int, hint: str = ""
@@ -483,7 +488,9 @@ class _StreamedTurn:
     finish reason and grounding the chunks held.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cache_metadata: CacheMetadata | None = None) -> None:
+        self.cache_metadata = cache_metadata
+        """What the final response carries about the context cache the call used."""
         self.parts: list[types.Part] = []
         self.text: list[str] = []
         """The text run being joined (of kind ``text_thought``)."""
@@ -553,6 +560,7 @@ class _StreamedTurn:
                 error_code="UNKNOWN_ERROR",
                 error_message="the model's stream ended without a response",
                 turn_complete=True,
+                cache_metadata=self.cache_metadata,
             )
         return LlmResponse(
             content=types.Content(role="model", parts=parts) if parts else last.content,
@@ -565,6 +573,7 @@ class _StreamedTurn:
             error_message=None if parts else last.error_message,
             model_version=self.model_version,
             turn_complete=True,
+            cache_metadata=self.cache_metadata,
         )
 
 

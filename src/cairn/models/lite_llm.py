@@ -16,6 +16,7 @@ import importlib.util
 import logging
 import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.genai import types
@@ -26,12 +27,14 @@ from cairn.models.errors import ModelCallError, ModelPackageMissingError
 from cairn.models.llm_capabilities import LlmCapabilities
 from cairn.models.llm_request import LlmRequest
 from cairn.models.llm_response import LlmResponse
-from cairn.models.retries import is_retryable_status
+from cairn.models.retries import Attempts, Retry, is_retryable_status, retried
+from cairn.models.stream_assembly import assembled
 
 try:  # the OpenAI-format conversion; litellm depends on openai, so it is there with litellm
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
     from cairn.models.openai_llm import (
+        _partial_text,
         _request_params,
         _response_from_completion,
         _retry_delay,
@@ -187,31 +190,31 @@ class LiteLlm(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         args = self._completion_args(llm_request)
-        attempt = 1
-        while True:
-            shown = False
-            try:
-                async for response in self._attempt(args, stream):
-                    shown = shown or response.partial is True
-                    yield response
-                return
-            except Exception as error:
-                failure = self._call_error(error, attempts=attempt, during_stream=shown)
-                if failure is None:
-                    raise
-                if shown or not failure.retryable or attempt > self._retries:
-                    raise failure from error
-                delay = _retry_delay(_response_headers(error), attempt)
-                logger.warning(
-                    "litellm model %r: %s, retry %d of %d in %.1fs",
-                    self.model,
-                    _reason(failure),
-                    attempt,
-                    self._retries,
-                    delay,
-                )
-                await self._sleep(delay)
-                attempt += 1
+        async for response in retried(
+            lambda: self._attempt(args, stream),
+            self._decide,
+            retry_on=(Exception,),
+            sleep=self._sleep,
+            label=f"litellm model {self.model!r}",
+            shows_output=lambda response: response.partial is True,
+        ):
+            yield response
+
+    def _decide(self, error: Exception, attempts: Attempts) -> Retry:
+        """Retry what litellm reports as a retryable failure before output was shown; raise
+        the call's ModelCallError otherwise (and a failure that is no failed call as it is)."""
+        failure = self._call_error(
+            error, attempts=attempts.number, during_stream=attempts.output_shown
+        )
+        if failure is None:
+            raise error
+        if attempts.output_shown or not failure.retryable or attempts.number > self._retries:
+            raise failure from error
+        return Retry(
+            wait=_retry_delay(_response_headers(error), attempts.number),
+            reason=_reason(failure),
+            limits=f"of {self._retries}",
+        )
 
     def _completion_args(self, llm_request: LlmRequest) -> dict[str, Any]:
         """litellm's arguments: the constructor's, then the request's (which take precedence)."""
@@ -245,29 +248,8 @@ class LiteLlm(BaseLlm):
         chunks = await self.llm_client.acompletion(
             stream=True, stream_options={"include_usage": True}, **args
         )
-        assembler = _StreamAssembler()
-        reasoning: list[str] = []
-        async for chunk in chunks:
-            for choice in getattr(chunk, "choices", None) or []:
-                thought = _reasoning_of(getattr(choice, "delta", None))
-                if thought:
-                    reasoning.append(thought)
-            text = assembler.add(_as_openai(ChatCompletionChunk, chunk))
-            if text:
-                yield LlmResponse(
-                    partial=True,
-                    content=types.Content(role="model", parts=[types.Part(text=text)]),
-                    model_version=getattr(chunk, "model", None) or None,
-                )
-        if not "".join(assembler.text) and not assembler.calls:
-            # litellm ends a stream the server cut off before any data with a "stop" of its
-            # own, so an empty stream cannot be told from an empty reply: both are retried.
-            raise _EmptyStreamError(
-                "the stream ended with no text and no tool calls: the server failed after "
-                "accepting the request (litellm reports a stream cut off before any data so), "
-                "or the model said nothing"
-            )
-        yield _with_reasoning(assembler.response(), "".join(reasoning))
+        async for response in assembled(chunks, _LiteStreamAssembler()):
+            yield response
 
     def _call_error(
         self, error: Exception, *, attempts: int, during_stream: bool
@@ -417,6 +399,32 @@ def _hint(error: Exception, status: int | None, model: str) -> str:
     if status is not None and status >= 500:
         return "The model server failed; try again later, or raise num_retries="
     return "The provider rejected the request; its message says what to change"
+
+
+@dataclass
+class _LiteStreamAssembler(_StreamAssembler):
+    """OpenAI's chunk assembly for litellm's chunks, keeping the reasoning beside them."""
+
+    reasoning: list[str] = field(default_factory=list)
+
+    def add(self, chunk: Any) -> LlmResponse | None:
+        for choice in getattr(chunk, "choices", None) or []:
+            thought = _reasoning_of(getattr(choice, "delta", None))
+            if thought:
+                self.reasoning.append(thought)
+        text = self.take(_as_openai(ChatCompletionChunk, chunk))
+        return _partial_text(text, getattr(chunk, "model", None))
+
+    def final(self) -> LlmResponse:
+        if not "".join(self.text) and not self.calls:
+            # litellm ends a stream the server cut off before any data with a "stop" of its
+            # own, so an empty stream cannot be told from an empty reply: both are retried.
+            raise _EmptyStreamError(
+                "the stream ended with no text and no tool calls: the server failed after "
+                "accepting the request (litellm reports a stream cut off before any data so), "
+                "or the model said nothing"
+            )
+        return _with_reasoning(self.response(), "".join(self.reasoning))
 
 
 def _reason(failure: ModelCallError) -> str:

@@ -35,7 +35,8 @@ from cairn.models.openai_config import (
     is_reasoning_model,
     reasoning_effort,
 )
-from cairn.models.retries import backoff_seconds, retry_after_seconds
+from cairn.models.retries import Attempts, Retry, backoff_seconds, retried, retry_after_seconds
+from cairn.models.stream_assembly import assembled
 
 logger = logging.getLogger(__name__)
 
@@ -124,59 +125,46 @@ class _OpenAIClientLlm(BaseLlm):
         succeeds or the retry rules give up; a failure after a partial response was
         yielded is raised at once (trying again would show that output twice)."""
         client = self._client()
-        retries = _Retries()
-        while True:
-            shown = False
-            try:
-                async for response in attempt(client):
-                    shown = shown or response.partial is True
-                    yield response
-                return
-            except (
-                openai.APIError,
-                httpx2.TransportError,
-                _EmptyStreamError,
-                _StreamFailure,
-            ) as error:
-                if shown:
-                    raise self._call_error(
-                        error, client, attempts=retries.attempt, during_stream=True
-                    ) from error
-                delay = self._next_delay(error, client, retries)
-            await self._sleep(delay)
+        async for response in retried(
+            lambda: attempt(client),
+            lambda error, attempts: self._decide(error, client, attempts),
+            retry_on=(openai.APIError, httpx2.TransportError, _EmptyStreamError, _StreamFailure),
+            sleep=self._sleep,
+            label=f"{self._provider} model {self.model!r}",
+            shows_output=lambda response: response.partial is True,
+        ):
+            yield response
 
-    def _next_delay(self, error: Exception, client: openai.AsyncOpenAI, retries: _Retries) -> float:
-        """How long to wait before the next attempt after ``error``; raises the
-        ModelCallError instead when the call is not to be tried again."""
+    def _decide(self, error: Exception, client: openai.AsyncOpenAI, attempts: Attempts) -> Retry:
+        """The wait before the next attempt after ``error``; raises the ModelCallError
+        instead when the call is not to be tried again."""
+        if attempts.output_shown:
+            raise self._call_error(
+                error, client, attempts=attempts.number, during_stream=True
+            ) from error
         failure = _classify(error)
         if failure.kind == "final":
-            raise self._call_error(error, client, attempts=retries.attempt) from error
-        if failure.kind == "server" and failure.same_as(retries.last):
+            raise self._call_error(error, client, attempts=attempts.number) from error
+        if failure.kind == "server" and failure.same_as(attempts.memo):
             raise self._call_error(
-                error, client, attempts=retries.attempt, repeated=True
+                error, client, attempts=attempts.number, repeated=True
             ) from error
         if isinstance(error, openai.APIStatusError):
-            delay = _retry_delay(error.response.headers, retries.attempt)
+            delay = _retry_delay(error.response.headers, attempts.number)
         else:
-            delay = _backoff(retries.attempt)
-        if retries.attempt > self.max_retries or retries.waited + delay > self.retry_window:
-            raise self._call_error(error, client, attempts=retries.attempt) from error
-        logger.warning(
-            "%s model %r: %s, retry %d in %.1fs (retries stop after max_retries=%d or "
-            "retry_window=%gs of waiting)",
-            self._provider,
-            self.model,
-            failure.reason,
-            retries.attempt,
-            delay,
-            self.max_retries,
-            self.retry_window,
-        )
-        retries.attempt += 1
-        retries.waited += delay
+            delay = _backoff(attempts.number)
+        if attempts.number > self.max_retries or attempts.waited + delay > self.retry_window:
+            raise self._call_error(error, client, attempts=attempts.number) from error
         if failure.kind == "server":
-            retries.last = failure  # a dropped connection in between does not make it new
-        return delay
+            attempts.memo = failure  # a dropped connection in between does not make it new
+        return Retry(
+            wait=delay,
+            reason=failure.reason,
+            limits=(
+                f"(retries stop after max_retries={self.max_retries} or "
+                f"retry_window={self.retry_window:g}s of waiting)"
+            ),
+        )
 
     def _client(self) -> openai.AsyncOpenAI:
         """The SDK client, made once per event loop (its connection pool belongs to one loop)."""
@@ -369,21 +357,8 @@ class OpenAILlm(_OpenAIClientLlm):
             chunks = await client.chat.completions.create(
                 stream=True, stream_options={"include_usage": True}, **params
             )
-            assembler = _StreamAssembler()
-            try:
-                async for chunk in chunks:
-                    text = assembler.add(chunk)
-                    if text:
-                        yield LlmResponse(
-                            partial=True,
-                            content=types.Content(role="model", parts=[types.Part(text=text)]),
-                            model_version=chunk.model or None,
-                        )
-            finally:
-                await chunks.close()
-            if assembler.empty:
-                raise _EmptyStreamError()
-            yield assembler.response()
+            async for response in assembled(chunks, _StreamAssembler()):
+                yield response
 
         async for response in self._retried(attempt):
             yield response
@@ -500,14 +475,6 @@ class _Failure:
             and other.kind == "server"
             and (other.status, other.message) == (self.status, self.message)
         )
-
-
-@dataclass
-class _Retries:
-    attempt: int = 1
-    waited: float = 0.0
-    last: _Failure | None = None
-    """The latest failure of kind "server"."""
 
 
 def _classify(error: Exception) -> _Failure:
@@ -876,8 +843,12 @@ class _StreamAssembler:
     usage: CompletionUsage | None = None
     model: str | None = None
 
-    def add(self, chunk: ChatCompletionChunk) -> str:
-        """Take one chunk; return its text delta ('' when it has none)."""
+    def add(self, chunk: ChatCompletionChunk) -> LlmResponse | None:
+        """Take one chunk; the partial response showing its text, if it has any."""
+        return _partial_text(self.take(chunk), chunk.model)
+
+    def take(self, chunk: ChatCompletionChunk) -> str:
+        """Record one chunk; its text delta ('' when it has none)."""
         self.model = chunk.model or self.model
         if chunk.usage is not None:
             self.usage = chunk.usage
@@ -899,10 +870,12 @@ class _StreamAssembler:
         self.text.append(delta_text)
         return delta_text
 
-    @property
-    def empty(self) -> bool:
-        """Nothing came: no text, no tool call, no finish reason (the server failed)."""
-        return not self.calls and not self.finish_reason and not "".join(self.text)
+    def final(self) -> LlmResponse:
+        """The whole reply; a stream that brought nothing (no text, no tool call, no
+        finish reason: the server failed) raises ``_EmptyStreamError``."""
+        if not self.calls and not self.finish_reason and not "".join(self.text):
+            raise _EmptyStreamError()
+        return self.response()
 
     def response(self) -> LlmResponse:
         calls = [self.calls[index] for index in sorted(self.calls)]
@@ -916,6 +889,17 @@ class _StreamAssembler:
             model_version=self.model,
             turn_complete=True,
         )
+
+
+def _partial_text(text: str, model: str | None) -> LlmResponse | None:
+    """The partial response showing a chunk's text (None for a chunk without any)."""
+    if not text:
+        return None
+    return LlmResponse(
+        partial=True,
+        content=types.Content(role="model", parts=[types.Part(text=text)]),
+        model_version=model or None,
+    )
 
 
 def _final_response(

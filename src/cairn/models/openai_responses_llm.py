@@ -53,6 +53,7 @@ from cairn.models.openai_llm import (
     _tool_choice,
     _ToolCall,
 )
+from cairn.models.stream_assembly import assembled
 
 REFUSAL_PREFIX = "OpenAI refusal: "
 """What a refusal's text starts with in the response's text part (as in ADK)."""
@@ -108,15 +109,8 @@ class OpenAIResponsesLlm(_OpenAIClientLlm):
                 yield _from_response(response, keep_metadata)
                 return
             events = await client.responses.create(stream=True, **body)
-            assembler = _StreamAssembler()
-            try:
-                async for event in events:
-                    chunk = assembler.add(event)
-                    if chunk is not None:
-                        yield chunk
-            finally:
-                await events.close()
-            yield assembler.response(keep_metadata)
+            async for response in assembled(events, _StreamAssembler(keep_metadata)):
+                yield response
 
         async for response in self._retried(attempt):
             yield response
@@ -548,6 +542,8 @@ class _StreamAssembler:
     """Reads a response's event stream: text and reasoning deltas become partial responses;
     the finished response (``response.completed`` / ``response.incomplete``) the final one."""
 
+    keep_metadata: bool = False
+    """Whether the final response keeps the server's response metadata."""
     response_id: str | None = None
     model: str | None = None
     finished: Response | None = None
@@ -586,7 +582,7 @@ class _StreamAssembler:
             interaction_id=self.response_id,
         )
 
-    def response(self, keep_metadata: bool) -> LlmResponse:
+    def final(self) -> LlmResponse:
         if self.finished is None:
             raise _EmptyStreamError(
                 "the server answered 200, then its stream ended before the response was "
@@ -594,5 +590,5 @@ class _StreamAssembler:
                 if self.deltas
                 else ""
             )
-        final = _from_response(self.finished, keep_metadata)
+        final = _from_response(self.finished, self.keep_metadata)
         return final.model_copy(update={"turn_complete": True})

@@ -61,6 +61,10 @@ class RunOptions(TypedDict, total=False):
     webhook: str | None
     """Called when the run ends or pauses."""
     metadata: dict[str, Any] | None
+    run_id: str | None
+    """The id of a new invocation's run (default: a new one). A run with that id already in
+    the session raises ``AlreadyExistsError``: a caller resending a request under the same
+    id (the A2A server does, for a message it already acted on) never starts it twice."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +157,8 @@ class Runs:
             custom_metadata=options.get("custom_metadata"),
         )
         if continued is None:
-            row = self._new_row(app_name, user_id, session_id, new_invocation_id(), chosen, request)
+            run_id = options.get("run_id") or new_invocation_id()
+            row = self._new_row(app_name, user_id, session_id, run_id, chosen, request)
             run = await self.store.create_run(
                 dataclasses.replace(
                     row, webhook=options.get("webhook"), metadata=options.get("metadata") or {}

@@ -305,11 +305,44 @@ async def deliver_webhook(
     body = json.dumps(
         run_json(run, private=False), separators=(",", ":"), ensure_ascii=False
     ).encode()
-    headers = {
+    headers = {DELIVERY_HEADER: ident, EVENT_HEADER: event}
+    sent = await post_with_retries(url, body, headers, settings, sleep=sleep)
+    if sent.problem is not None:
+        logger.warning(
+            "webhook %s of run %s given up after %d attempt(s): %s",
+            ident,
+            run.run_id,
+            sent.attempts,
+            sent.problem,
+        )
+    return outcome(sent.attempts, sent.status_code, sent.problem)
+
+
+@dataclasses.dataclass(frozen=True)
+class PostOutcome:
+    """How ``post_with_retries`` went: ``problem`` is None when a 2xx answered."""
+
+    attempts: int
+    status_code: int | None
+    problem: str | None
+
+
+async def post_with_retries(
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    settings: WebhookSettings,
+    *,
+    sleep: Sleep = asyncio.sleep,
+) -> PostOutcome:
+    """POST ``body`` (JSON) to ``url`` (already checked with ``check_webhook_url``) as webhooks
+    are sent: signed when ``settings`` has a secret, no redirect followed, connection errors,
+    5xx and 429 retried with backoff. Never raises for the receiver's failures. A2A push
+    notifications are sent with it too."""
+    sent = {
         "Content-Type": "application/json",
         "User-Agent": f"cairn-webhooks/{__version__}",
-        DELIVERY_HEADER: ident,
-        EVENT_HEADER: event,
+        **headers,
     }
     status: int | None = None
     problem = "not sent"
@@ -317,16 +350,16 @@ async def deliver_webhook(
     async with httpx2.AsyncClient(timeout=settings.timeout, follow_redirects=False) as client:
         for attempt in range(1, settings.max_attempts + 1):
             if settings.secret is not None:
-                headers[SIGNATURE_HEADER] = sign_webhook(body, settings.secret, int(time.time()))
+                sent[SIGNATURE_HEADER] = sign_webhook(body, settings.secret, int(time.time()))
             wait: float | None = None
             try:
-                response = await client.post(url, content=body, headers=headers)
+                response = await client.post(url, content=body, headers=sent)
             except httpx2.TransportError as exc:
                 status, problem = None, f"{type(exc).__name__}: no answer from {_where(url)}"
             else:
                 status = response.status_code
                 if 200 <= status < 300:
-                    return outcome(attempt, status, None)
+                    return PostOutcome(attempt, status, None)
                 problem = f"{_where(url)} answered {status}"
                 if not _is_retried(status):
                     break
@@ -335,14 +368,7 @@ async def deliver_webhook(
                 break
             delay = _backoff(settings, attempt - 1)
             await sleep(delay if wait is None else min(max(wait, delay), settings.max_delay))
-    logger.warning(
-        "webhook %s of run %s given up after %d attempt(s): %s",
-        ident,
-        run.run_id,
-        attempt,
-        problem,
-    )
-    return outcome(attempt, status, problem)
+    return PostOutcome(attempt, status, problem)
 
 
 async def deliver_run_webhook(
@@ -395,6 +421,7 @@ __all__ = [
     "DELIVERY_HEADER",
     "EVENT_HEADER",
     "SIGNATURE_HEADER",
+    "PostOutcome",
     "WebhookDelivery",
     "WebhookSettings",
     "WebhookUrlError",
@@ -404,6 +431,7 @@ __all__ = [
     "deliver_run_webhook",
     "deliver_webhook",
     "delivery_id",
+    "post_with_retries",
     "run_json",
     "sign_webhook",
     "verify_webhook",

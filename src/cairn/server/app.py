@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
@@ -79,6 +79,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     )
 
     install_tracing(context)
+    closing: list[Callable[[], Awaitable[None]]] = []
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -87,6 +88,8 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
             await context.schedules.start()  # fires schedules; delivers pending webhooks
             yield
         finally:
+            for close in closing:
+                await close()
             await context.close()
 
     app = _CairnAPI(
@@ -129,6 +132,10 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
             allow_headers=["*"],
             expose_headers=[WORKER_HEADER],
         )
+    if settings.a2a:
+        from cairn.a2a.serving import install_a2a  # needs the a2a-sdk: cairn[a2a]
+
+        closing.append(install_a2a(app, context).close)
     if settings.web:
         from cairn.server.routes import evals  # the dev UI's evaluation (ADK's dev server)
         from cairn.web import STATIC_DIR  # only a server with the UI needs its files

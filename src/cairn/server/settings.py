@@ -149,6 +149,9 @@ class ServerSettings:
     max_runs: int | None = None
     """With the in-process executor: runs this process executes at once (None: no limit);
     the others wait, pending, in their sessions' order."""
+    a2a: bool = False
+    """Also serve every app over A2A at ``/a2a/{app_name}`` (``cairn.a2a.serving``; needs
+    ``cairn[a2a]``)."""
 
     @property
     def records_spans(self) -> bool:
@@ -181,8 +184,8 @@ class ServerSettings:
         (``JWTSettings.from_env``), ``CAIRN_CORS_ORIGINS`` (comma-separated),
         ``CAIRN_MAX_BODY_BYTES``, ``CAIRN_WEB=1``, ``CAIRN_AUTO_CREATE_SESSION=1``,
         ``CAIRN_LEASE_TTL`` (seconds), ``CAIRN_RECORD_SPANS`` (1 or 0; unset: with the
-        web UI), ``CAIRN_EXECUTOR`` (``in-process`` or ``temporal``), ``CAIRN_TASK_QUEUE``
-        and ``CAIRN_MAX_RUNS`` (a whole number)."""
+        web UI), ``CAIRN_EXECUTOR`` (``in-process`` or ``temporal``), ``CAIRN_TASK_QUEUE``,
+        ``CAIRN_MAX_RUNS`` (a whole number) and ``CAIRN_A2A=1``."""
         env = os.environ if environ is None else environ
         size = env.get("CAIRN_MAX_BODY_BYTES", "").strip()
         try:
@@ -228,6 +231,7 @@ class ServerSettings:
             executor=env.get("CAIRN_EXECUTOR") or IN_PROCESS,
             task_queue=env.get("CAIRN_TASK_QUEUE") or None,
             max_runs=max_runs,
+            a2a=_flag(env.get("CAIRN_A2A")),
         )
 
 

@@ -18,6 +18,7 @@ from cairn.errors import (
 )
 from cairn.events.event import Event
 from cairn.events.json_values import copy_json
+from cairn.sessions.a2a_store import InMemoryA2aStore
 from cairn.sessions.base_session_service import (
     DEFAULT_MAX_EVENT_BYTES,
     BaseSessionService,
@@ -113,6 +114,8 @@ class InMemorySessionService(BaseSessionService):
         """The finished spans of this store's sessions (``cairn.sessions.span_recorder``)."""
         self.runs = InMemoryRunStore()
         """The runs and schedules of this store's sessions (``cairn.sessions.run_store``)."""
+        self.a2a = InMemoryA2aStore()
+        """What an A2A server keeps beside the runs (``cairn.sessions.a2a_store``)."""
 
     # -- helpers -------------------------------------------------------------------
     def _find(self, app_name: str, user_id: str, session_id: str) -> _StoredSession | None:

@@ -26,6 +26,9 @@
   JSON text, and its webhook (``webhook_done`` is NULL, not false, for a run without one, so
   the undelivered webhooks are found by the index alone).
 - ``cairn_schedules``: one row per cron schedule: what to run, where, and when it is next due.
+- ``cairn_a2a_tasks``, ``cairn_a2a_messages``, ``cairn_a2a_push_configs``: what an A2A
+  server keeps beside the runs (``cairn.sessions.a2a_store``): the session of each task,
+  the id of each message it acted on (its idempotency key), and the tasks' push configs.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
 """
@@ -318,6 +321,36 @@ schedules = Table(
     Index("cairn_schedules_due", "enabled", "next_run_at"),
 )
 
+a2a_tasks = Table(
+    "cairn_a2a_tasks",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("task_id", String(KEY_LENGTH), primary_key=True),
+    Column("user_id", String(KEY_LENGTH), nullable=False),
+    Column("session_id", String(KEY_LENGTH), nullable=False),
+    Column("created_at", Double, nullable=False),
+)
+
+a2a_messages = Table(
+    "cairn_a2a_messages",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("user_id", String(KEY_LENGTH), primary_key=True),
+    Column("session_id", String(KEY_LENGTH), primary_key=True),
+    Column("message_id", String(KEY_LENGTH), primary_key=True),
+    Column("task_id", String(KEY_LENGTH), nullable=False),
+)
+
+a2a_push_configs = Table(
+    "cairn_a2a_push_configs",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("task_id", String(KEY_LENGTH), primary_key=True),
+    Column("config_id", String(KEY_LENGTH), primary_key=True),
+    Column("config", LongText, nullable=False),
+    Column("created_at", Double, nullable=False),
+)
+
 VERSION_TABLE = "cairn_alembic_version"
 
 TABLES = {
@@ -333,5 +366,8 @@ TABLES = {
         spans,
         runs,
         schedules,
+        a2a_tasks,
+        a2a_messages,
+        a2a_push_configs,
     )
 }

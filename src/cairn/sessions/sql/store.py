@@ -36,6 +36,7 @@ from cairn.sessions.session import Session
 from cairn.sessions.session_info import SessionInfo, SessionLineage, checked_name
 from cairn.sessions.sql import operations as ops
 from cairn.sessions.sql import session_infos as infos
+from cairn.sessions.sql.a2a_table import SqlA2aStore
 from cairn.sessions.sql.backends import backend_for
 from cairn.sessions.sql.database import Database
 from cairn.sessions.sql.rows import removed_rows, state_rows
@@ -58,6 +59,8 @@ class SqlSessionStore(BaseSessionService):
         self.max_event_bytes = max_event_bytes
         self.runs = SqlRunStore(database)
         """The runs and schedules of this store's sessions (``cairn.sessions.run_store``)."""
+        self.a2a = SqlA2aStore(database)
+        """What an A2A server keeps beside the runs (``cairn.sessions.a2a_store``)."""
 
     async def _transaction(
         self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True

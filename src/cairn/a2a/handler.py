@@ -1,0 +1,544 @@
+"""``CairnRequestHandler``: the A2A protocol (a2a-sdk's ``RequestHandler``) over cairn's runs.
+
+A task is a run (its id is the invocation id) and its context is the session, so every
+answer is read from the log and the runs' rows, in any process sharing the store, after
+any restart: there is no in-memory task store. ``message/send`` starts a run (a new task) or
+answers a paused one (a message naming the task); the message id is an idempotency key,
+recorded beside the runs, so a resent message returns the task the first one made instead of
+starting another run. ``tasks/resubscribe`` tails the log. Errors reach the client as A2A
+errors naming what was wrong; an unexpected failure says only its error id, under which the
+server's log has the details.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from typing import Any
+
+from a2a import types as a2a_types
+from a2a.server.context import ServerCallContext
+from a2a.server.events import Event as A2AEvent
+from a2a.server.request_handlers import RequestHandler
+from a2a.utils import errors as a2a_errors
+from google.genai import types as genai_types
+
+from cairn.a2a.converters.event_converter import event_metadata, message_from_event
+from cairn.a2a.converters.request_converter import (
+    A2A_METADATA_KEY,
+    anonymous_user_id,
+    convert_a2a_parts_to_content,
+)
+from cairn.a2a.converters.utils import struct_to_dict
+from cairn.a2a.push import PushNotifier, config_json, config_message
+from cairn.a2a.tasks import TERMINAL_STATES, ArtifactLoader, TaskRecord, build_task, state_of
+from cairn.agents.invocation_context import new_invocation_id
+from cairn.errors import AlreadyExistsError, CairnError, SessionBusyError
+from cairn.events.event import Event
+from cairn.events.interrupts import answered_ids
+from cairn.runs.service import Runs
+from cairn.runs.webhooks import WebhookUrlError
+from cairn.sessions.a2a_store import A2aPushConfig, A2aStore, A2aTask
+from cairn.sessions.run_store import RunStatus, StoredRun
+
+logger = logging.getLogger("cairn.a2a")
+
+ArtifactLoaderFactory = Callable[[A2aTask], ArtifactLoader]
+"""Gives the loader of the artifacts of a task's session."""
+
+PRINCIPAL_STATE = "cairn_principal"
+"""Where a server puts the caller's authenticated user id in ``ServerCallContext.state``
+(None or absent: nobody authenticated, conversations run as ``A2A_USER_<contextId>``)."""
+
+IDEMPOTENT_MESSAGES_EXTENSION = "https://github.com/cairn-agents/cairn/a2a/idempotent-messages/v1"
+"""The agent card extension saying this server starts at most one run per message id (a
+client may resend a message after a crash)."""
+
+
+@contextlib.contextmanager
+def _a2a_errors() -> Iterator[None]:
+    """cairn's errors as A2A ``InvalidParams`` (their messages say what to fix); anything
+    else as an internal error that names only its error id."""
+    try:
+        yield
+    except a2a_errors.A2AError:
+        raise
+    except CairnError as exc:
+        raise a2a_errors.InvalidParamsError(message=str(exc)) from None
+    except Exception:
+        error_id = uuid.uuid4().hex[:12]
+        logger.exception("A2A request failed (error id %s)", error_id)
+        raise a2a_errors.InternalError(
+            message=f"the server failed to handle the request; its log has it under error id "
+            f"{error_id}"
+        ) from None
+
+
+class CairnRequestHandler(RequestHandler):
+    """Serves one app's agent over A2A from ``runs`` (its store, executor and Runner)."""
+
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        runs: Runs,
+        a2a_store: A2aStore,
+        agent_card: a2a_types.AgentCard,
+        artifacts: ArtifactLoaderFactory | None = None,
+        push: PushNotifier | None = None,
+    ) -> None:
+        self.app_name = app_name
+        self.runs = runs
+        self.store = a2a_store
+        self.agent_card = agent_card
+        self.artifacts = artifacts
+        self.push = push or PushNotifier(a2a_store)
+        self._watchers: dict[str, asyncio.Task[None]] = {}
+
+    async def aclose(self) -> None:
+        """Stop the push watchers of this process (the tasks themselves go on)."""
+        watchers = list(self._watchers.values())
+        for watcher in watchers:
+            watcher.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
+
+    # -- reading tasks -----------------------------------------------------------------------
+    def _user(self, context: ServerCallContext, context_id: str) -> str:
+        user = context.state.get(PRINCIPAL_STATE)
+        return user if isinstance(user, str) and user else anonymous_user_id(context_id)
+
+    async def _task_row(self, task_id: str, context: ServerCallContext) -> A2aTask:
+        row = await self.store.get_task(self.app_name, task_id) if task_id else None
+        caller = context.state.get(PRINCIPAL_STATE)
+        if row is None or (isinstance(caller, str) and caller and row.user_id != caller):
+            raise a2a_errors.TaskNotFoundError(
+                message=f"app {self.app_name!r} has no task {task_id!r} (of yours); "
+                "send a message without a task id to start one"
+            )
+        return row
+
+    async def _record(self, row: A2aTask) -> TaskRecord:
+        run = await self.runs.store.get_run(self.app_name, row.user_id, row.session_id, row.task_id)
+        events = await self.runs.sessions.list_invocation_events(
+            app_name=self.app_name,
+            user_id=row.user_id,
+            session_id=row.session_id,
+            invocation_id=row.task_id,
+        )
+        return TaskRecord(row, run, events)
+
+    def _loader(self, row: A2aTask) -> ArtifactLoader | None:
+        return None if self.artifacts is None else self.artifacts(row)
+
+    async def _task(self, row: A2aTask, history_length: int | None = None) -> a2a_types.Task:
+        record = await self._record(row)
+        return await build_task(record, self._loader(row), history_length)
+
+    @staticmethod
+    def _history_length(params: Any) -> int | None:
+        has = getattr(params, "HasField", None)
+        if has is not None and has("history_length"):
+            length = int(params.history_length)
+            if length < 0:
+                raise a2a_errors.InvalidParamsError(
+                    message=f"historyLength must not be negative; got {length}"
+                )
+            return length
+        return None
+
+    async def on_get_task(
+        self, params: a2a_types.GetTaskRequest, context: ServerCallContext
+    ) -> a2a_types.Task | None:
+        with _a2a_errors():
+            row = await self._task_row(params.id, context)
+            return await self._task(row, self._history_length(params))
+
+    async def on_list_tasks(
+        self, params: a2a_types.ListTasksRequest, context: ServerCallContext
+    ) -> a2a_types.ListTasksResponse:
+        with _a2a_errors():
+            caller = context.state.get(PRINCIPAL_STATE)
+            if not params.context_id and not (isinstance(caller, str) and caller):
+                raise a2a_errors.InvalidParamsError(
+                    message="listing tasks needs a contextId (the conversation whose tasks "
+                    "to list), or a server that authenticates its callers"
+                )
+            user = self._user(context, params.context_id)
+            size = params.page_size if params.HasField("page_size") else 50
+            if not 1 <= size <= 100:
+                raise a2a_errors.InvalidParamsError(
+                    message=f"pageSize must be between 1 and 100; got {size}"
+                )
+            page = await self.runs.list(
+                self.app_name,
+                user,
+                params.context_id or None,
+                limit=size,
+                cursor=params.page_token or None,
+            )
+            tasks = []
+            for run in page.runs:
+                row = await self.store.get_task(self.app_name, run.run_id)
+                if row is None:
+                    continue  # a run started some other way, not an A2A task
+                task = await self._task(row, self._history_length(params))
+                if params.HasField("status") and task.status.state != params.status:
+                    continue
+                if not params.include_artifacts:
+                    task.ClearField("artifacts")
+                tasks.append(task)
+            return a2a_types.ListTasksResponse(
+                tasks=tasks, next_page_token=page.next_cursor or "", page_size=size
+            )
+
+    # -- sending -----------------------------------------------------------------------------
+    async def on_message_send(
+        self, params: a2a_types.SendMessageRequest, context: ServerCallContext
+    ) -> a2a_types.Task | a2a_types.Message:
+        with _a2a_errors():
+            row, run, _ = await self._start(params, context)
+            if not params.configuration.return_immediately:
+                await self.runs.wait(run)
+            return await self._task(row, self._history_length(params.configuration))
+
+    async def on_message_send_stream(
+        self, params: a2a_types.SendMessageRequest, context: ServerCallContext
+    ) -> AsyncGenerator[A2AEvent]:
+        with _a2a_errors():
+            row, run, after = await self._start(params, context)
+            task = await self._task(row, self._history_length(params.configuration))
+        yield task
+        if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
+            return
+        async for event in self._follow(row, run, after):
+            yield event
+
+    async def _start(
+        self, params: a2a_types.SendMessageRequest, context: ServerCallContext
+    ) -> tuple[A2aTask, StoredRun, str | None]:
+        """Start or answer the task the message is for; returns where it lives, its run, and
+        the last event of its invocation before this message (None: a new task)."""
+        message = params.message
+        if not message.message_id:
+            raise a2a_errors.InvalidParamsError(
+                message="the message has no messageId; give every message a unique id (a "
+                "resent message keeps its id, and is not acted on twice)"
+            )
+        content = convert_a2a_parts_to_content(message.parts)
+        if not content.parts:
+            raise a2a_errors.InvalidParamsError(
+                message="the message has no part cairn can read; send text, a file or data"
+            )
+        metadata = struct_to_dict(params.metadata) if params.HasField("metadata") else {}
+        custom = {A2A_METADATA_KEY: metadata} if metadata else None
+        if message.task_id:
+            row = await self._task_row(message.task_id, context)
+            if message.context_id and message.context_id != row.session_id:
+                raise a2a_errors.InvalidParamsError(
+                    message=f"task {row.task_id!r} is in context {row.session_id!r}, not "
+                    f"{message.context_id!r}; send the task's contextId or none"
+                )
+            run, after = await self._answer(row, message, content, custom)
+        else:
+            row, run = await self._new_task(message, content, custom, context)
+            after = None
+        if params.configuration.HasField("task_push_notification_config"):
+            config = params.configuration.task_push_notification_config
+            await self._store_push(row, config)
+        if await self.store.list_push_configs(self.app_name, row.task_id):
+            self._watch(row, run)
+        return row, run, after
+
+    async def _new_task(
+        self,
+        message: a2a_types.Message,
+        content: genai_types.Content,
+        custom: dict[str, Any] | None,
+        context: ServerCallContext,
+    ) -> tuple[A2aTask, StoredRun]:
+        # A message id is claimed in its context; a message that starts a new context is
+        # claimed among the caller's new conversations (a resend cannot know the context).
+        session_id = message.context_id or str(uuid.uuid4())
+        user_id = self._user(context, session_id)
+        caller = context.state.get(PRINCIPAL_STATE)
+        claim = (user_id, session_id) if message.context_id else (str(caller or ""), "")
+        task_id = new_invocation_id()
+        earlier = await self.store.claim_message(self.app_name, *claim, message.message_id, task_id)
+        if earlier is not None:
+            stored = await self.store.get_task(self.app_name, earlier)
+            if stored is not None:
+                user_id, session_id = stored.user_id, stored.session_id
+                first = await self.runs.store.get_run(self.app_name, user_id, session_id, earlier)
+                if first is not None:
+                    return stored, first  # a resent message: the task the first one made
+        row = A2aTask(self.app_name, earlier or task_id, user_id, session_id, time.time())
+        await self._ensure_session(user_id, session_id)
+        with contextlib.suppress(AlreadyExistsError):
+            await self.store.record_task(row)
+        try:
+            run = await self.runs.create(
+                self.app_name,
+                user_id,
+                session_id,
+                new_message=content,
+                custom_metadata=custom,
+                run_id=row.task_id,
+            )
+        except AlreadyExistsError:  # another server acts on the same message right now
+            run = await self.runs.get(self.app_name, user_id, session_id, row.task_id)
+        return row, run
+
+    async def _ensure_session(self, user_id: str, session_id: str) -> None:
+        sessions = self.runs.sessions
+        key: dict[str, Any] = {
+            "app_name": self.app_name,
+            "user_id": user_id,
+            "session_id": session_id,
+        }
+        if await sessions.get_session(**key) is None:
+            with contextlib.suppress(AlreadyExistsError):
+                await sessions.create_session(**key)
+
+    async def _answer(
+        self,
+        row: A2aTask,
+        message: a2a_types.Message,
+        content: genai_types.Content,
+        custom: dict[str, Any] | None,
+    ) -> tuple[StoredRun, str | None]:
+        """Answer the paused task with the message (its function responses, or its text as
+        the answer to the one call it waits for)."""
+        record = await self._record(row)
+        run = record.run
+        after = record.events[-1].id if record.events else None
+        if run is None:
+            raise a2a_errors.InvalidParamsError(
+                message=f"task {row.task_id!r} has not started yet; wait for it (tasks/get) "
+                "before answering it"
+            )
+        seen = await self.store.message_task(
+            self.app_name, row.user_id, row.session_id, message.message_id
+        )
+        if seen is not None or self._already_answered(record, content):
+            return run, after  # a resent answer: acted on once already
+        if run.status is not RunStatus.PAUSED:
+            state = a2a_types.TaskState.Name(state_of(record)).removeprefix("TASK_STATE_")
+            raise a2a_errors.InvalidParamsError(
+                message=f"task {row.task_id!r} is {state.lower().replace('_', '-')}, not waiting "
+                "for input; send a message without a taskId (same contextId) to go on with "
+                "the conversation"
+            )
+        answer = self._answer_content(record, content)
+        try:
+            continued = await self.runs.create(
+                self.app_name,
+                row.user_id,
+                row.session_id,
+                new_message=answer,
+                custom_metadata=custom,
+            )
+        except SessionBusyError:  # the same answer, acted on right now by another server
+            continued = await self.runs.get(self.app_name, row.user_id, row.session_id, row.task_id)
+        await self.store.claim_message(
+            self.app_name, row.user_id, row.session_id, message.message_id, row.task_id
+        )
+        return continued, after
+
+    @staticmethod
+    def _already_answered(record: TaskRecord, content: genai_types.Content) -> bool:
+        ids = {p.function_response.id for p in content.parts or [] if p.function_response}
+        ids.discard(None)
+        return bool(ids) and ids <= answered_ids(record.events, record.task.task_id)
+
+    @staticmethod
+    def _answer_content(record: TaskRecord, content: genai_types.Content) -> genai_types.Content:
+        parts = content.parts or []
+        if any(p.function_response for p in parts):
+            return content
+        pending = record.pending()
+        text = "".join(p.text or "" for p in parts)
+        if len(pending) != 1 or pending[0].kind not in ("input", "long_running"):
+            asked = ", ".join(f"{i.name} (id {i.id})" for i in pending) or "nothing"
+            raise a2a_errors.InvalidParamsError(
+                message=f"task {record.task.task_id!r} waits for {asked}; answer with a data "
+                "part holding a function_response (adk_type) for each id"
+            )
+        interrupt = pending[0]
+        response = genai_types.FunctionResponse(
+            id=interrupt.id, name=interrupt.name, response={"result": text}
+        )
+        return genai_types.Content(
+            role="user", parts=[genai_types.Part(function_response=response)]
+        )
+
+    # -- following a run -----------------------------------------------------------------------
+    async def _follow(
+        self, row: A2aTask, run: StoredRun, after: str | None
+    ) -> AsyncIterator[A2AEvent]:
+        """The run's events after ``after`` as ``working`` status updates, then its end (or
+        pause) as the last status update (after the artifacts of a completed task)."""
+        where = {"app_name": row.app_name, "user_id": row.user_id, "session_id": row.session_id}
+        async for event in self.runs.stream(run, after):
+            update = self._working(row, event, where)
+            if update is not None:
+                yield update
+        with _a2a_errors():
+            task = await self._task(row)
+        if task.status.state == a2a_types.TaskState.TASK_STATE_COMPLETED:
+            for artifact in task.artifacts:
+                yield a2a_types.TaskArtifactUpdateEvent(
+                    task_id=task.id, context_id=task.context_id, artifact=artifact, last_chunk=True
+                )
+        yield a2a_types.TaskStatusUpdateEvent(
+            task_id=task.id, context_id=task.context_id, status=task.status
+        )
+
+    @staticmethod
+    def _working(
+        row: A2aTask, event: Event, where: dict[str, str]
+    ) -> a2a_types.TaskStatusUpdateEvent | None:
+        if event.partial or event.author == "user":
+            return None
+        message = message_from_event(event, metadata=event_metadata(event, **where))
+        if message is None:
+            return None
+        message.task_id, message.context_id = row.task_id, row.session_id
+        status = a2a_types.TaskStatus(state=a2a_types.TaskState.TASK_STATE_WORKING, message=message)
+        return a2a_types.TaskStatusUpdateEvent(
+            task_id=row.task_id, context_id=row.session_id, status=status
+        )
+
+    # -- cancelling, resubscribing -------------------------------------------------------------
+    async def on_cancel_task(
+        self, params: a2a_types.CancelTaskRequest, context: ServerCallContext
+    ) -> a2a_types.Task | None:
+        with _a2a_errors():
+            row = await self._task_row(params.id, context)
+            record = await self._record(row)
+            run = record.run
+            if run is None or run.status.ended:
+                raise a2a_errors.TaskNotCancelableError(
+                    message=f"task {row.task_id!r} has ended; there is nothing to cancel"
+                )
+            key = (self.app_name, row.user_id, row.session_id, row.task_id)
+            if run.status is RunStatus.PAUSED:
+                await self.runs.store.update_run(
+                    *key,
+                    expect_status={RunStatus.PAUSED},
+                    status=RunStatus.CANCELLED,
+                    ended_at=time.time(),
+                )
+            else:
+                await self.runs.cancel(*key, wait=True)
+            task = await self._task(row)
+            if self.push is not None:
+                await self.push.notify(self.app_name, task)
+            return task
+
+    async def on_subscribe_to_task(
+        self, params: a2a_types.SubscribeToTaskRequest, context: ServerCallContext
+    ) -> AsyncGenerator[A2AEvent]:
+        with _a2a_errors():
+            row = await self._task_row(params.id, context)
+            record = await self._record(row)
+            task = await build_task(record, self._loader(row))
+            if task.status.state in TERMINAL_STATES:
+                raise a2a_errors.UnsupportedOperationError(
+                    message=f"task {row.task_id!r} has ended "
+                    f"({a2a_types.TaskState.Name(task.status.state)}); read it with tasks/get"
+                )
+        yield task
+        run = record.run
+        if run is None or not run.status.active:
+            return
+        after = record.events[-1].id if record.events else None
+        async for event in self._follow(row, run, after):
+            yield event
+
+    # -- push notifications --------------------------------------------------------------------
+    async def _store_push(
+        self, row: A2aTask, config: a2a_types.TaskPushNotificationConfig
+    ) -> A2aPushConfig:
+        try:
+            self.push.check(config.url)
+        except WebhookUrlError as exc:
+            raise a2a_errors.InvalidParamsError(message=str(exc)) from None
+        stored = A2aPushConfig(
+            app_name=self.app_name,
+            task_id=row.task_id,
+            config_id=config.id or row.task_id,
+            config=config_json(config),
+            created_at=time.time(),
+        )
+        return await self.store.set_push_config(stored)
+
+    def _watch(self, row: A2aTask, run: StoredRun) -> None:
+        """Notify the task's push configs when its run stops (ends or pauses)."""
+        if row.task_id in self._watchers or not run.status.active:
+            return
+
+        async def watch() -> None:
+            try:
+                await self.runs.wait(run)
+                await self.push.notify(self.app_name, await self._task(row))
+            except Exception:
+                logger.exception("push notification of task %s failed", row.task_id)
+            finally:
+                self._watchers.pop(row.task_id, None)
+
+        self._watchers[row.task_id] = asyncio.create_task(watch())
+
+    async def on_create_task_push_notification_config(
+        self, params: a2a_types.TaskPushNotificationConfig, context: ServerCallContext
+    ) -> a2a_types.TaskPushNotificationConfig:
+        with _a2a_errors():
+            row = await self._task_row(params.task_id, context)
+            stored = await self._store_push(row, params)
+            run = (await self._record(row)).run
+            if run is not None:
+                self._watch(row, run)
+            return config_message(stored)
+
+    async def on_get_task_push_notification_config(
+        self, params: a2a_types.GetTaskPushNotificationConfigRequest, context: ServerCallContext
+    ) -> a2a_types.TaskPushNotificationConfig:
+        with _a2a_errors():
+            row = await self._task_row(params.task_id, context)
+            for stored in await self.store.list_push_configs(self.app_name, row.task_id):
+                if stored.config_id == (params.id or row.task_id):
+                    return config_message(stored)
+            raise a2a_errors.TaskNotFoundError(
+                message=f"task {row.task_id!r} has no push notification config {params.id!r}"
+            )
+
+    async def on_list_task_push_notification_configs(
+        self,
+        params: a2a_types.ListTaskPushNotificationConfigsRequest,
+        context: ServerCallContext,
+    ) -> a2a_types.ListTaskPushNotificationConfigsResponse:
+        with _a2a_errors():
+            row = await self._task_row(params.task_id, context)
+            stored = await self.store.list_push_configs(self.app_name, row.task_id)
+            return a2a_types.ListTaskPushNotificationConfigsResponse(
+                configs=[config_message(s) for s in stored]
+            )
+
+    async def on_delete_task_push_notification_config(
+        self,
+        params: a2a_types.DeleteTaskPushNotificationConfigRequest,
+        context: ServerCallContext,
+    ) -> None:
+        with _a2a_errors():
+            row = await self._task_row(params.task_id, context)
+            await self.store.delete_push_config(self.app_name, row.task_id, params.id)
+
+    async def on_get_extended_agent_card(
+        self, params: a2a_types.GetExtendedAgentCardRequest, context: ServerCallContext
+    ) -> a2a_types.AgentCard:
+        raise a2a_errors.UnsupportedOperationError(
+            message="this agent has no extended card; read its card at the well-known path"
+        )

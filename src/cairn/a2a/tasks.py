@@ -1,0 +1,229 @@
+"""An A2A task read from cairn's log: the run's row says where it is, the invocation's events
+say what was said and done.
+
+``pending`` is ``submitted``, ``running`` is ``working``, ``paused`` is ``input-required``
+(``auth-required`` when a credential is asked for) with the pending calls in the status
+message, ``done`` is ``completed`` with the final answer as the status message and as the
+artifact ``response``, ``failed`` is ``failed`` with the run's error, ``cancelled`` is
+``canceled``. Artifacts the agents saved during the run are artifacts of the task too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+
+from a2a import types as a2a_types
+from google.genai import types as genai_types
+
+from cairn.a2a.converters.event_converter import (
+    DEFAULT_ERROR_MESSAGE,
+    artifact_id,
+    event_metadata,
+    message_from_event,
+)
+from cairn.a2a.converters.part_converter import convert_genai_part_to_a2a_part
+from cairn.a2a.converters.utils import dict_to_struct, python_to_value
+from cairn.events.event import Event
+from cairn.events.interrupts import Interrupt, pending_interrupts
+from cairn.sessions.a2a_store import A2aTask
+from cairn.sessions.run_store import RunStatus, StoredRun
+
+TaskState = a2a_types.TaskState
+ArtifactLoader = Callable[[str, int], Awaitable[genai_types.Part | None]]
+"""Loads version ``version`` of the artifact ``filename`` of the task's session."""
+
+RESPONSE_ARTIFACT = "response"
+
+_STATES = {
+    RunStatus.PENDING: TaskState.TASK_STATE_SUBMITTED,
+    RunStatus.RUNNING: TaskState.TASK_STATE_WORKING,
+    RunStatus.PAUSED: TaskState.TASK_STATE_INPUT_REQUIRED,
+    RunStatus.DONE: TaskState.TASK_STATE_COMPLETED,
+    RunStatus.FAILED: TaskState.TASK_STATE_FAILED,
+    RunStatus.CANCELLED: TaskState.TASK_STATE_CANCELED,
+}
+
+TERMINAL_STATES = frozenset(
+    {
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_CANCELED,
+        TaskState.TASK_STATE_REJECTED,
+    }
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskRecord:
+    """A task as stored: where it lives, its run's row (None until the run is stored) and
+    the events of its invocation, in log order."""
+
+    task: A2aTask
+    run: StoredRun | None
+    events: Sequence[Event]
+
+    @property
+    def where(self) -> dict[str, str]:
+        return {
+            "app_name": self.task.app_name,
+            "user_id": self.task.user_id,
+            "session_id": self.task.session_id,
+        }
+
+    def pending(self) -> list[Interrupt]:
+        """The invocation's interrupts that wait for an answer."""
+        return [
+            interrupt
+            for interrupt in pending_interrupts(list(self.events))
+            if interrupt.invocation_id == self.task.task_id and interrupt.kind != "interrupted"
+        ]
+
+
+def _message(record: TaskRecord, event: Event) -> a2a_types.Message | None:
+    role = a2a_types.Role.ROLE_USER if event.author == "user" else a2a_types.Role.ROLE_AGENT
+    message = message_from_event(event, role=role, metadata=event_metadata(event, **record.where))
+    if message is not None:
+        message.task_id = record.task.task_id
+        message.context_id = record.task.session_id
+    return message
+
+
+def history(record: TaskRecord) -> list[a2a_types.Message]:
+    """What was said in the task: the user's messages and the agents' events with parts."""
+    found = [_message(record, event) for event in record.events if not event.partial]
+    return [message for message in found if message is not None]
+
+
+def pause_message(record: TaskRecord) -> a2a_types.Message | None:
+    """The pending calls as one agent message, each marked ``adk_is_long_running``."""
+    pending = record.pending()
+    if not pending:
+        return None
+    calls = [
+        genai_types.Part(function_call=genai_types.FunctionCall(id=i.id, name=i.name, args=i.args))
+        for i in pending
+    ]
+    last = pending[-1]
+    event = Event(
+        id=f"{last.event_id}-pending",
+        invocation_id=record.task.task_id,
+        author=last.author,
+        content=genai_types.Content(role="model", parts=calls),
+        long_running_tool_ids={i.id for i in pending},
+    )
+    return _message(record, event)
+
+
+def final_message(record: TaskRecord) -> a2a_types.Message | None:
+    """The agents' last answer of the invocation (its last final response with parts)."""
+    for event in reversed(record.events):
+        if event.author == "user" or event.partial or not event.is_final_response():
+            continue
+        message = _message(record, event)
+        if message is not None:
+            return message
+        if event.output is not None:
+            output = event.output
+            data = (
+                a2a_types.Part(text=output)
+                if isinstance(output, str)
+                else a2a_types.Part(data=python_to_value(output))
+            )
+            return a2a_types.Message(
+                message_id=f"{event.id}-output",
+                role=a2a_types.Role.ROLE_AGENT,
+                parts=[data],
+                task_id=record.task.task_id,
+                context_id=record.task.session_id,
+                metadata=dict_to_struct(event_metadata(event, **record.where)),
+            )
+    return None
+
+
+def state_of(record: TaskRecord) -> a2a_types.TaskState:
+    if record.run is None:
+        return TaskState.TASK_STATE_SUBMITTED
+    if record.run.status is RunStatus.PAUSED and any(
+        i.kind == "credential" for i in record.pending()
+    ):
+        return TaskState.TASK_STATE_AUTH_REQUIRED
+    return _STATES[record.run.status]
+
+
+def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
+    """The task's status, with the message that goes with it."""
+    state = state_of(record)
+    status = a2a_types.TaskStatus(state=state)
+    run = record.run
+    if run is not None:
+        moment = run.ended_at or run.started_at or run.created_at
+        status.timestamp.FromDatetime(datetime.fromtimestamp(moment, UTC))
+    message: a2a_types.Message | None = None
+    if state in (TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED):
+        message = pause_message(record)
+    elif state == TaskState.TASK_STATE_COMPLETED:
+        message = final_message(record)
+    elif state == TaskState.TASK_STATE_FAILED and run is not None:
+        error = run.error or {}
+        text = str(error.get("message") or DEFAULT_ERROR_MESSAGE)
+        message = a2a_types.Message(
+            message_id=f"{record.task.task_id}-error",
+            role=a2a_types.Role.ROLE_AGENT,
+            parts=[a2a_types.Part(text=text)],
+            task_id=record.task.task_id,
+            context_id=record.task.session_id,
+        )
+    if message is not None:
+        status.message.CopyFrom(message)
+    return status
+
+
+async def artifacts_of(record: TaskRecord, load: ArtifactLoader | None) -> list[a2a_types.Artifact]:
+    """The final answer (artifact ``response``, once the task completed) and every artifact
+    version the invocation saved, in the order it saved them."""
+    found: list[a2a_types.Artifact] = []
+    if load is not None:
+        for event in record.events:
+            for filename, version in event.actions.artifact_delta.items():
+                part = await load(filename, version)
+                converted = convert_genai_part_to_a2a_part(part) if part is not None else None
+                if converted is None:
+                    continue
+                found.append(
+                    a2a_types.Artifact(
+                        artifact_id=artifact_id(**record.where, filename=filename, version=version),
+                        name=filename,
+                        parts=[converted],
+                    )
+                )
+    if state_of(record) == TaskState.TASK_STATE_COMPLETED:
+        answer = final_message(record)
+        if answer is not None:
+            found.append(
+                a2a_types.Artifact(
+                    artifact_id=f"{record.task.task_id}-{RESPONSE_ARTIFACT}",
+                    name=RESPONSE_ARTIFACT,
+                    parts=list(answer.parts),
+                    metadata=answer.metadata,
+                )
+            )
+    return found
+
+
+async def build_task(
+    record: TaskRecord, load: ArtifactLoader | None, history_length: int | None = None
+) -> a2a_types.Task:
+    """The A2A task: status, history (the last ``history_length`` messages, if given) and
+    artifacts."""
+    messages = history(record)
+    if history_length is not None:
+        messages = messages[-history_length:] if history_length > 0 else []
+    return a2a_types.Task(
+        id=record.task.task_id,
+        context_id=record.task.session_id,
+        status=status_of(record),
+        history=messages,
+        artifacts=await artifacts_of(record, load),
+    )
