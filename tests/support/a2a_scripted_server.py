@@ -71,9 +71,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from cairn.a2a.agent.card_resolution import IDEMPOTENT_MESSAGE_ID_EXTENSION
+
 ROOT = Path(__file__).resolve().parents[2]
 
-IDEMPOTENT_MESSAGES = "https://cairn.dev/a2a/extensions/idempotent-message-id/v1"
+IDEMPOTENT_MESSAGES = IDEMPOTENT_MESSAGE_ID_EXTENSION
 """The card extension saying a repeated messageId never runs twice (what cairn's client
 looks for before it resends after a crash)."""
 
@@ -88,7 +90,8 @@ def _text_of(message: Message) -> str:
     return "\n".join(part.text for part in message.parts if part.WhichOneof("content") == "text")
 
 
-def _record(message: Message, method: str) -> None:
+def _record(params: SendMessageRequest, method: str) -> None:
+    message = params.message
     data = [
         json_format.MessageToDict(part.data)
         for part in message.parts
@@ -103,6 +106,7 @@ def _record(message: Message, method: str) -> None:
             "text": _text_of(message),
             "data": data,
             "metadata": [json_format.MessageToDict(p.metadata) for p in message.parts],
+            "requestMetadata": json_format.MessageToDict(params.metadata),
         }
     )
 
@@ -148,6 +152,7 @@ class ScriptedExecutor(AgentExecutor):
         if reply.get("hold"):
             await updater.start_work()
             await _release.wait()
+            _release.clear()  # the next held task waits for the next release
         if "raise" in reply:
             raise RuntimeError(str(reply["raise"]))
         if "answer" in reply:
@@ -211,7 +216,7 @@ class RecordingHandler(DefaultRequestHandler):
     async def on_message_send(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> Message | Task:
-        _record(params.message, "send")
+        _record(params, "send")
         seen = await self._seen(params.message, context)
         if seen is not None:
             return seen
@@ -222,7 +227,7 @@ class RecordingHandler(DefaultRequestHandler):
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
-        _record(params.message, "stream")
+        _record(params, "stream")
         seen = await self._seen(params.message, context)
         if seen is not None:
             yield seen

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from google.genai import types
-from tests.hitl.driver import message_for
+from tests.hitl.driver import SESSION, USER, message_for
 
 from cairn import Event, Runner
 from cairn.agents.run_config import RunConfig
 
-USER, SESSION = "u", "s"
+__all__ = ["SESSION", "USER", "answer", "records", "sent_message_ids", "texts", "turn"]
 
 
 async def turn(

@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.a2a.client.steps import answer, texts, turn
 from tests.hitl.driver import SESSION, USER
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
 from tests.support.databases import postgres_database
 from tests.support.waiting import BOUND_SECONDS, until
 
-from cairn import Event, Interrupt
+from cairn import Event, InMemoryRunner, Interrupt
+from cairn.agents.remote_a2a_agent import RemoteA2aAgent
 from cairn.sessions import BaseSessionService
 from cairn.sessions.factory import session_service_from_url
 
@@ -174,17 +176,24 @@ async def test_otherwise_the_user_is_asked_and_may_give_the_answer(store_url: st
         assert len(server.received()) == 1 and len(server.executed()) == 1
 
 
-async def test_a_rerun_the_user_approves_sends_the_same_message_again(tmp_path: Path) -> None:
+async def test_a_rerun_the_user_approves_sends_the_same_message_again_once(
+    tmp_path: Path,
+) -> None:
     with a2a_scripted_server("--no-streaming") as server:
-        server.script({"answer": "charged 30", "hold": True}, {"answer": "charged again"})
+        server.script({"answer": "charged 30", "hold": True}, {"answer": "again", "hold": True})
         client = Client(str(tmp_path / "sessions.db"), server.card_url)
         await client.killed_in_the_call({"say": "charge 30"}, server, "call")
         [stopped] = client.step({"pending_only": True}).pending
         [doubt] = client.step({"continue": stopped.invocation_id}).pending
-        done = client.step({"answer": [[doubt.id, doubt.name, {"rerun": True}]]})
-        assert done.texts() == ["charged again"]
+        rerun = {"answer": [[doubt.id, doubt.name, {"rerun": True}]]}
+        await client.killed_in_the_call(rerun, server, "call", calls=2)  # dies in the rerun too
         first, again = server.received()
         assert first["messageId"] == again["messageId"]  # the same idempotency key
+        [stopped] = client.step({"pending_only": True}).pending
+        [doubt] = client.step({"continue": stopped.invocation_id}).pending
+        assert doubt.kind == "in_doubt" and len(server.received()) == 2  # asked again
+        done = client.step({"answer": [[doubt.id, doubt.name, {"rerun": True}]]})
+        assert done.texts() == ["no script"] and len(server.received()) == 3
 
 
 async def test_an_answer_lost_on_its_way_to_a_waiting_task_is_found_in_its_history(
@@ -202,3 +211,26 @@ async def test_an_answer_lost_on_its_way_to_a_waiting_task_is_found_in_its_histo
         done = client.step({"continue": stopped.invocation_id})
         assert done.texts() == ["charged VISA"] and done.pending == []
         assert len(server.received()) == 2 and len(server.executed()) == 2
+
+
+SILENCE = 1.0
+"""Seconds the agent waits for an answer that the held remote never sends before it is
+released: the read always times out, however fast or slow the machine."""
+
+
+async def test_a_connection_lost_after_the_send_is_in_doubt_too() -> None:
+    with a2a_scripted_server("--no-streaming") as server:
+        server.script({"answer": "charged 30", "hold": True})
+        agent = RemoteA2aAgent(name="helper", agent_card=server.card_url, timeout=SILENCE)
+        runner = InMemoryRunner(agent=agent, app_name="app")
+        await runner.session_service.create_session(
+            app_name="app", user_id=USER, session_id=SESSION
+        )
+        await turn(runner, "charge 30")
+        [doubt] = await runner.list_pending_interrupts(user_id=USER, session_id=SESSION)
+        assert doubt.kind == "in_doubt" and doubt.message is not None
+        assert "the connection broke" in doubt.message and len(server.received()) == 1
+        server.release()
+        done = await turn(runner, answer(doubt.id, doubt.name, {"result": "charged 30"}))
+        assert texts(done) == ["charged 30"] and len(server.executed()) == 1
+        await runner.close()

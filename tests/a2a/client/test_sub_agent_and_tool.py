@@ -13,6 +13,7 @@ from cairn import Agent, AgentTool, InMemoryRunner, Runner
 from cairn.agents.remote_a2a_agent import RemoteA2aAgent
 from cairn.models.llm_request import LlmRequest
 from cairn.testing import Call, ScriptedLlm
+from cairn.workflow import START, Workflow
 
 
 async def runner_for(agent: Agent) -> Runner:
@@ -108,3 +109,18 @@ async def test_a_pause_inside_the_tool_is_the_callers_to_answer(server: Scripted
         if part.function_response is not None
     ]
     assert result[-1] == {"result": "12 degrees in Bergen"}
+
+
+async def test_as_a_workflow_node_its_answer_is_the_node_output(server: ScriptedA2aServer) -> None:
+    server.script({"answer": "twelve degrees"})
+
+    def report(node_input: str) -> str:
+        return f"weather: {node_input}"
+
+    helper = RemoteA2aAgent(name="weather", agent_card=server.card_url)
+    flow = Workflow(name="flow", edges=[(START, helper, report)])
+    runner = InMemoryRunner(agent=flow, app_name="app")
+    await runner.session_service.create_session(app_name="app", user_id=USER, session_id=SESSION)
+    events = await turn(runner, "Oslo?")
+    assert events[-1].output == "weather: twelve degrees"
+    assert server.received()[0]["text"] == "Oslo?"

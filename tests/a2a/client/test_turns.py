@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 from a2a.client.card_resolver import parse_agent_card
-from tests.a2a.client.steps import USER, records, sent_message_ids, texts, turn
+from tests.a2a.client.steps import SESSION, USER, records, sent_message_ids, texts, turn
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
 from tests.support.waiting import BOUND_SECONDS
 
@@ -20,7 +20,7 @@ from cairn.agents.run_config import RunConfig, StreamingMode
 
 async def runner_for(agent: RemoteA2aAgent) -> Runner:
     runner = InMemoryRunner(agent=agent, app_name="app")
-    await runner.session_service.create_session(app_name="app", user_id=USER, session_id="s")
+    await runner.session_service.create_session(app_name="app", user_id=USER, session_id=SESSION)
     return runner
 
 
@@ -43,7 +43,9 @@ async def test_one_turn_is_recorded_like_a_tool_call(server: ScriptedA2aServer) 
         "contextId": reply.custom_metadata["a2a:context_id"],
         "state": "TASK_STATE_COMPLETED",
     }
-    stored = await runner.session_service.get_session(app_name="app", user_id=USER, session_id="s")
+    stored = await runner.session_service.get_session(
+        app_name="app", user_id=USER, session_id=SESSION
+    )
     assert stored is not None and [e.id for e in stored.events[1:]] == [e.id for e in events]
     assert events.index(call) == 0  # committed before anything came back
 
@@ -77,7 +79,9 @@ async def test_a_streamed_answer_reaches_an_sse_caller_in_chunks_and_is_stored_w
     assert texts(events) == ["Hel", "lo ", "world"]  # the artifact, in one stored reply
     [sent] = streaming_server.received()
     assert sent["method"] == "stream"
-    stored = await runner.session_service.get_session(app_name="app", user_id=USER, session_id="s")
+    stored = await runner.session_service.get_session(
+        app_name="app", user_id=USER, session_id=SESSION
+    )
     assert stored is not None and not any(e.partial for e in stored.events)
     assert len(records(stored.events, "reply")) == 1
 

@@ -18,10 +18,11 @@ from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from google.protobuf.json_format import ParseError
 
 from cairn.a2a.agent.errors import AgentCardResolutionError
+from cairn.a2a.utils.agent_card_builder import IDEMPOTENT_MESSAGES_EXTENSION
 
-IDEMPOTENT_MESSAGE_ID_EXTENSION = "https://cairn.dev/a2a/extensions/idempotent-message-id/v1"
-"""A card extension (``capabilities.extensions[].uri``) by which a remote agent says that a
-message whose ``messageId`` it has seen already never runs twice: it answers with the task
+IDEMPOTENT_MESSAGE_ID_EXTENSION = IDEMPOTENT_MESSAGES_EXTENSION
+"""The card extension (``capabilities.extensions[].uri``) by which a remote agent says that
+a message whose ``messageId`` it has seen already never runs twice: it answers with the task
 the first one made. Only to such a remote does ``RemoteA2aAgent`` resend a message whose
 answer a crash lost (cairn's A2A server declares it)."""
 

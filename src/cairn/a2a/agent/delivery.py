@@ -47,6 +47,7 @@ from cairn.a2a.agent.exchanges import (
     in_doubt_event,
     mark_reply,
     new_call,
+    resend_event,
 )
 from cairn.a2a.agent.task_progress import TaskProgress
 from cairn.a2a.agent.utils import execute_after_request_interceptors
@@ -84,6 +85,11 @@ def fate_of(error: BaseException) -> Fate:
 def _cause(error: BaseException) -> str:
     text = getattr(error, "message", None) or str(error) or type(error).__name__
     return f"{type(error).__name__}: {text}"
+
+
+def recorded_message(call: types.FunctionCall) -> A2AMessage:
+    """The message a send's record holds (empty for the wait for a task)."""
+    return json_format.ParseDict(dict(call.args or {}).get("message") or {}, A2AMessage())
 
 
 def state_name(state: int) -> str:
@@ -365,11 +371,13 @@ class Delivery:
                 yield event
             return
         args = dict(call.args or {})
-        message = json_format.ParseDict(args.get("message") or {}, A2AMessage())
+        message = recorded_message(call)
         if now.doubt_id is not None:
             answer = now.doubt_answer if isinstance(now.doubt_answer, dict) else {}
             if answer.get("rerun") is True:
-                async for event in self._deliver(call, message, again=True):
+                again = new_call(A2A_SEND_MESSAGE_FUNCTION, args)
+                yield resend_event(self.ctx, self.agent.name, call, again)
+                async for event in self._deliver(again, message, again=True):
                     yield event
             else:
                 async for event in self._given(answer.get("result")):

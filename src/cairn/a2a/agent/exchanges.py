@@ -180,6 +180,27 @@ def accepted_event(
     )
 
 
+def resend_event(
+    ctx: InvocationContext,
+    agent_name: str,
+    doubted: types.FunctionCall,
+    again: types.FunctionCall,
+) -> Event:
+    """A message in doubt sent again, as the caller said: the doubted call is closed and the
+    new send recorded before it goes (a crash during it asks again)."""
+    parts = [
+        types.Part(
+            function_response=types.FunctionResponse(
+                id=doubted.id, name=doubted.name, response={"sentAgainAs": again.id}
+            )
+        ),
+        types.Part(function_call=again),
+    ]
+    return _event(
+        ctx, agent_name, "call", again.id or "", content=types.Content(role="model", parts=parts)
+    )
+
+
 def close_event(
     ctx: InvocationContext, agent_name: str, call: types.FunctionCall, result: dict[str, Any]
 ) -> Event:

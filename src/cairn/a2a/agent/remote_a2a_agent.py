@@ -37,7 +37,7 @@ from cairn.a2a.agent.card_resolution import (
     read_card_file,
 )
 from cairn.a2a.agent.config import A2aRemoteAgentConfig, ParametersConfig
-from cairn.a2a.agent.delivery import Delivery
+from cairn.a2a.agent.delivery import Delivery, recorded_message
 from cairn.a2a.agent.errors import A2AClientError, AgentCardResolutionError
 from cairn.a2a.agent.exchanges import A2A_METADATA_PREFIX, CONTEXT_ID, TASK_ID, Standing, standing
 from cairn.a2a.agent.interceptors.new_integration_extension import (
@@ -275,7 +275,8 @@ class RemoteA2aAgent(BaseAgent):
             yield self._failure(ctx, "AgentCardResolutionError", str(error))
             return
         if now.kind == "open":
-            parameters = await self._parameters(ctx, None)
+            assert now.call is not None
+            _, parameters = await self._prepared(ctx, recorded_message(now.call))
             delivery = Delivery(self, ctx, client, card, parameters)
             async for event in delivery.settle(now):
                 yield event
@@ -287,15 +288,10 @@ class RemoteA2aAgent(BaseAgent):
             )
             yield Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch)
             return
-        intercepted, parameters = await execute_before_request_interceptors(
-            self._config.request_interceptors, ctx, message
-        )
+        intercepted, parameters = await self._prepared(ctx, message)
         if isinstance(intercepted, Event):
             yield intercepted  # an interceptor answered instead; nothing is sent
             return
-        self._add_request_headers(parameters)
-        if self._hooks.meta_provider is not None:
-            parameters.request_metadata = self._hooks.meta_provider(ctx, intercepted)
         delivery = Delivery(self, ctx, client, card, parameters)
         async for event in delivery.send(intercepted):
             yield event
@@ -333,16 +329,19 @@ class RemoteA2aAgent(BaseAgent):
             task_id=task_id or "",
         )
 
-    async def _parameters(
-        self, ctx: InvocationContext, message: A2AMessage | None
-    ) -> ParametersConfig:
-        """The parameters a resent message goes with (the hooks run again; the message sent
-        is the one recorded)."""
-        _, parameters = await execute_before_request_interceptors(
-            self._config.request_interceptors, ctx, message or A2AMessage()
+    async def _prepared(
+        self, ctx: InvocationContext, message: A2AMessage
+    ) -> tuple[A2AMessage | Event, ParametersConfig]:
+        """The message after the request hooks, and what goes with it: the hooks' call
+        context, the credential's headers, ``a2a_request_meta_provider``'s metadata. A
+        message sent again is the one recorded; only what goes with it is made again."""
+        intercepted, parameters = await execute_before_request_interceptors(
+            self._config.request_interceptors, ctx, message
         )
         self._add_request_headers(parameters)
-        return parameters
+        if isinstance(intercepted, A2AMessage) and self._hooks.meta_provider is not None:
+            parameters.request_metadata = self._hooks.meta_provider(ctx, intercepted)
+        return intercepted, parameters
 
     def _add_request_headers(self, parameters: ParametersConfig) -> None:
         if not self._auth_headers:
