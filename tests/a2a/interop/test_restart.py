@@ -13,19 +13,18 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.a2a.interop import harness
+from tests.a2a.interop.conversations import APPROVED, APPROVER_KEPT, PAUSED
 from tests.server.harness import free_port
 
 SERVERS: dict[str, Callable[..., contextlib.AbstractContextManager[harness.Server]]] = {
     "to_a2a": harness.cairn_server,
     "api-server": harness.cairn_api_server,
 }
-CALL = {"name": "ask_approval", "args": {"amount": 50}}
-PAUSED = {"author": "remote", "calls": [CALL], "paused": True}
-APPROVED = {"author": "remote", "text": "approved"}
 
 
 @dataclass
@@ -37,8 +36,9 @@ class Restarted:
 
 
 @pytest.fixture(scope="module", params=sorted(SERVERS))
-def restarted(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    adk = harness.adk_python()
+def restarted(
+    request: pytest.FixtureRequest, adk: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
     home = tmp_path_factory.mktemp(f"restart-{request.param}")
     store, client, port = home / "cairn.db", home / "adk.db", free_port()
     serve = SERVERS[request.param]
@@ -55,15 +55,7 @@ def restarted(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 def test_the_answer_finishes_the_paused_run_once(restarted: Restarted) -> None:
     assert restarted.asked[-1] == PAUSED
     assert restarted.answered[-1] == APPROVED
-    answer = {"name": "ask_approval", "response": {"approved": True}}
-    assert restarted.kept == [
-        [
-            {"author": "user", "text": "refund 50, please"},
-            {"author": "approver", "calls": [CALL], "paused": True},
-            {"author": "user", "responses": [answer]},
-            {"author": "approver", "text": "approved"},
-        ]
-    ]
+    assert restarted.kept == [APPROVER_KEPT]
     # One run: it paused, the restarted server continued it with the answer, it is done.
     assert [run.status for run in restarted.runs] == ["done"], restarted.runs
 
