@@ -1,5 +1,5 @@
 """Calling remote A2A agents: ``RemoteA2aAgent`` and its configuration (ADK's
-``google.adk.a2a.agent``). docs/a2a-client.md is the guide."""
+``google.adk.a2a.agent``). docs/a2a.md is the guide."""
 
 from cairn.a2a.agent.config import (
     A2aCardRequestConfig,
