@@ -12,7 +12,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from google.genai import types
 from tests.hitl.scenarios import APP, build
@@ -93,6 +93,23 @@ async def run_step(runner: Runner, step: dict[str, Any], *, echo: bool = False) 
     return outcome
 
 
+_OutcomeT = TypeVar("_OutcomeT", bound=Outcome)
+
+
+def read_outcome(output: str, outcome: _OutcomeT) -> _OutcomeT:
+    """``outcome`` filled from a worker's output lines (``EVENT``, ``PENDING``, ``ERROR``)."""
+    for line in output.splitlines():
+        kind, _, body = line.partition(" ")
+        if kind == "EVENT":
+            outcome.events.append(Event.model_validate_json(body))
+        elif kind == "PENDING":
+            outcome.pending = [Interrupt.model_validate(i) for i in json.loads(body)]
+        elif kind == "ERROR":
+            name, _, text = body.partition(" ")
+            outcome.error = (name, text)
+    return outcome
+
+
 class Driver:
     """Steps of one scenario on one store, each in this process or each in a new process."""
 
@@ -128,18 +145,8 @@ class Driver:
             cwd=ROOT,
             env=self._env(env),
         )
-        outcome = Outcome(killed=done.returncode == -9)
         assert done.returncode in (0, -9), done.stderr
-        for line in done.stdout.splitlines():
-            kind, _, body = line.partition(" ")
-            if kind == "EVENT":
-                outcome.events.append(Event.model_validate_json(body))
-            elif kind == "PENDING":
-                outcome.pending = [Interrupt.model_validate(i) for i in json.loads(body)]
-            elif kind == "ERROR":
-                name, _, text = body.partition(" ")
-                outcome.error = (name, text)
-        return outcome
+        return read_outcome(done.stdout, Outcome(killed=done.returncode == -9))
 
     async def close(self) -> None:
         if self._runner is not None:

@@ -16,18 +16,18 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.a2a.client.steps import answer, texts, turn
-from tests.hitl.driver import SESSION, USER
+from tests.hitl.driver import SESSION, USER, read_outcome
+from tests.hitl.driver import Outcome as HitlOutcome
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
 from tests.support.databases import postgres_database
 from tests.support.waiting import BOUND_SECONDS, until
 
-from cairn import Event, InMemoryRunner, Interrupt
+from cairn import Event, InMemoryRunner
 from cairn.agents.remote_a2a_agent import RemoteA2aAgent
 from cairn.sessions import BaseSessionService
 from cairn.sessions.factory import session_service_from_url
@@ -37,12 +37,7 @@ ROOT = Path(__file__).resolve().parents[3]
 CRASH = {"CAIRN_A2A_TTL": "1", "CAIRN_A2A_WAIT": "30"}
 
 
-@dataclass
-class Outcome:
-    events: list[Event] = field(default_factory=list)
-    pending: list[Interrupt] = field(default_factory=list)
-    error: tuple[str, str] | None = None
-
+class Outcome(HitlOutcome):
     def texts(self) -> list[str]:
         return [
             p.text
@@ -54,17 +49,7 @@ class Outcome:
 
 
 def parse(output: str) -> Outcome:
-    outcome = Outcome()
-    for line in output.splitlines():
-        kind, _, body = line.partition(" ")
-        if kind == "EVENT":
-            outcome.events.append(Event.model_validate_json(body))
-        elif kind == "PENDING":
-            outcome.pending = [Interrupt.model_validate(i) for i in json.loads(body)]
-        elif kind == "ERROR":
-            name, _, text = body.partition(" ")
-            outcome.error = (name, text)
-    return outcome
+    return read_outcome(output, Outcome())
 
 
 class Client:
