@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from google.genai import types
 
 from cairn.agents.run_config import RunConfig
+from cairn.events.interrupts import is_record_event
 from cairn.events.invocation_log import InvocationLog
 from cairn.models.context_cache_config import ContextCacheConfig
 from cairn.sessions.base_session_service import BaseSessionService
@@ -101,12 +102,17 @@ class InvocationFlags:
     """The invocation's events indexed by node path (``InvocationContext.invocation_log``)."""
 
     def shows_caller(self, event: Event) -> bool:
-        """Whether the caller of ``run_async`` is given ``event``.
+        """Whether the caller of ``run_async`` is given ``event`` (committed either way).
 
         As in ADK, the caller sees an ``AgentTool``'s call and its answer, not the work of
         the agent inside it (which cairn stores, so that a pause inside can resume) — except
-        a pause: a call it waits on is the caller's to answer.
+        a pause: a call it waits on is the caller's to answer. Nor does it see the runtime's
+        records of its own side effects (``is_record_event``: a ``RemoteA2aAgent``'s
+        ``cairn_a2a_send_message``, ``cairn_a2a_await_task`` and their results), which
+        google-adk's agents do not yield.
         """
+        if is_record_event(event):
+            return False
         branch = event.branch
         if branch is None or not self.agent_tool_branches:
             return True

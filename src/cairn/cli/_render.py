@@ -15,7 +15,7 @@ from rich.text import Text
 
 from cairn.cli._run_log import RunLog
 from cairn.events.event import Event
-from cairn.events.interrupts import PROTOCOL_FUNCTIONS, Interrupt, describe
+from cairn.events.interrupts import PROTOCOL_FUNCTIONS, Interrupt, describe, is_record_event
 from cairn.events.request_input import REQUEST_INPUT_FUNCTION
 from cairn.models.errors import MissingApiKeyError
 
@@ -74,7 +74,10 @@ class EventPrinter:
 
     def show(self, event: Event, *, stored: bool = False) -> None:
         """Print ``event``; ``stored``: it is from the session's past (the transcript), so
-        the user's own messages and answers are shown, and the questions they answered."""
+        the user's own messages and answers are shown, and the questions they answered.
+        The runtime's records of its own calls are not shown (a run does not give them)."""
+        if is_record_event(event):
+            return
         if event.partial:
             if not stored:
                 self._stream(event)

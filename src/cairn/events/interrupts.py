@@ -57,7 +57,9 @@ A2A_AWAIT_TASK_FUNCTION = "cairn_a2a_await_task"
 RECORD_FUNCTIONS = frozenset({A2A_SEND_MESSAGE_FUNCTION, A2A_AWAIT_TASK_FUNCTION})
 """Calls that record a side effect of the runtime itself, as a tool call is recorded: committed
 before it, answered after it. A model never sees them; one without an answer means the
-invocation stopped during it (``interrupted``, then in doubt on resume)."""
+invocation stopped during it (``interrupted``, then in doubt on resume). The caller of
+``Runner.run_async`` is not given their events (``is_record_event``)."""
+_RECORD_PART_FIELDS = frozenset({"function_call", "function_response"})
 
 AWAITING_CONFIRMATION = {"error": "This tool call requires confirmation, please approve or reject."}
 """The response a call gets while it waits for a confirmation (ADK's words): a placeholder
@@ -115,6 +117,24 @@ class Interrupt(CamelModel):
     """The interrupt call's arguments as stored."""
     event_id: str
     timestamp: float
+
+
+def is_record_event(event: Event) -> bool:
+    """Whether ``event`` only records a side effect of the runtime: its content has parts,
+    and each is a call of one of ``RECORD_FUNCTIONS`` or a response to one, holding nothing
+    else. Such an event is committed to the log (resume and the in-doubt rule read it) but
+    not given to the invocation's caller, as google-adk yields nothing like it. An event with
+    any other part is given whole (``cairn.a2a.agent.exchanges`` makes none)."""
+    parts = event.content.parts if event.content is not None else None
+    if not parts:
+        return False
+    for part in parts:
+        named = part.function_call or part.function_response
+        if named is None or named.name not in RECORD_FUNCTIONS:
+            return False
+        if part.model_dump(exclude_none=True).keys() - _RECORD_PART_FIELDS:
+            return False
+    return True
 
 
 def interrupt_calls(event: Event) -> list[types.FunctionCall]:

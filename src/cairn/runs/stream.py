@@ -4,7 +4,9 @@ The committed events come from the session's log (after the last one the reader 
 ``after``), then the live channel when this process runs the run (partial chunks too),
 else the log again, read with a growing pause until the run's row says it has ended or
 paused. An event is never given twice (by id), and none is missed: the live channel is
-subscribed before the log is read.
+subscribed before the log is read. What is read from the log is what the Runner gives its
+caller: records of the runtime's own side effects (``is_record_event``) are left out there
+too, so a run reads the same live and from the log.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterable
 
 from cairn.events.event import Event
+from cairn.events.interrupts import is_record_event
 from cairn.runs.executor import RunExecutor
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.run_store import RunStore, StoredRun
@@ -40,7 +43,8 @@ async def run_events(
         for event in committed:
             if event.id not in seen:
                 seen.add(event.id)
-                yield event
+                if not is_record_event(event):
+                    yield event
         if live is not None:
             async for event in _live_after(live, seen):
                 yield event
@@ -51,7 +55,8 @@ async def run_events(
             for event in await _committed(sessions, run):
                 if event.id not in seen:
                     seen.add(event.id)
-                    yield event
+                    if not is_record_event(event):
+                        yield event
             if row is None or not row.status.active:
                 return
             await asyncio.sleep(pause)

@@ -9,8 +9,19 @@ from tests.hitl.driver import SESSION, USER, message_for
 
 from cairn import Event, Runner
 from cairn.agents.run_config import RunConfig
+from cairn.events.interrupts import RECORD_FUNCTIONS
 
-__all__ = ["SESSION", "USER", "answer", "records", "sent_message_ids", "texts", "turn"]
+__all__ = [
+    "SESSION",
+    "USER",
+    "answer",
+    "logged_events",
+    "record_calls",
+    "records",
+    "sent_message_ids",
+    "texts",
+    "turn",
+]
 
 
 async def turn(
@@ -43,6 +54,27 @@ def texts(events: list[Event], author: str | None = None) -> list[str]:
         if not event.partial and (author is None or event.author == author) and event.content
         for part in event.content.parts or []
         if part.text and not part.thought
+    ]
+
+
+async def logged_events(runner: Runner, session_id: str = SESSION) -> list[Event]:
+    """The session's events as its store keeps them (the log: records included)."""
+    stored = await runner.session_service.get_session(
+        app_name=runner.app_name, user_id=USER, session_id=session_id
+    )
+    assert stored is not None, f"session {session_id!r} is not in the store"
+    return stored.events
+
+
+def record_calls(events: list[Event]) -> list[str]:
+    """The names of the runtime's record calls and responses the events hold: none in what
+    ``run_async`` yields (google-adk's client yields nothing like them)."""
+    return [
+        named.name or ""
+        for event in events
+        for part in (event.content.parts or [] if event.content else [])
+        for named in (part.function_call, part.function_response)
+        if named is not None and named.name in RECORD_FUNCTIONS
     ]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface
-from tests.a2a.client.steps import SESSION, USER, records, texts, turn
+from tests.a2a.client.steps import SESSION, USER, logged_events, records, texts, turn
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
 from tests.support.model_server import free_port
 
@@ -33,7 +33,7 @@ async def test_an_unreachable_card_is_an_error_event_naming_the_url() -> None:
     failed = only_error(events)
     assert failed.error_code == "AgentCardResolutionError" and failed.author == "helper"
     assert url in (failed.error_message or "") and "helper" in (failed.error_message or "")
-    assert records(events, "call") == []  # nothing was sent
+    assert records(await logged_events(runner), "call") == []  # nothing was sent
     stored = await runner.session_service.get_session(
         app_name="app", user_id=USER, session_id=SESSION
     )
@@ -143,10 +143,12 @@ async def test_an_http_error_is_an_a2a_client_error_and_the_next_turn_sends_it_a
         assert failed.error_code == "A2AClientError"
         message = failed.error_message or ""
         assert "503" in message and "answered with an error" in message
-        [closed] = [r for e in records(events, "close") for r in e.get_function_responses()]
+        logged = await logged_events(runner)
+        [closed] = [r for e in records(logged, "close") for r in e.get_function_responses()]
         assert "error" in (closed.response or {})
-        later = await turn(runner, "still there?")
-    [call] = [c for e in records(later, "call") for c in e.get_function_calls()]
+        await turn(runner, "still there?")
+    logged_later = (await logged_events(runner))[len(logged) :]
+    [call] = [c for e in records(logged_later, "call") for c in e.get_function_calls()]
     sent = (call.args or {})["message"]["parts"]
     assert [p["text"] for p in sent] == ["hello", "still there?"]  # the remote never had it
 

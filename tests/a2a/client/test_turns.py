@@ -9,13 +9,22 @@ from pathlib import Path
 
 import httpx
 from a2a.client.card_resolver import parse_agent_card
-from tests.a2a.client.steps import SESSION, USER, records, sent_message_ids, texts, turn
+from tests.a2a.client.steps import (
+    SESSION,
+    USER,
+    record_calls,
+    records,
+    sent_message_ids,
+    texts,
+    turn,
+)
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
 from tests.support.waiting import BOUND_SECONDS
 
 from cairn import InMemoryRunner, Runner
 from cairn.agents.remote_a2a_agent import RemoteA2aAgent
 from cairn.agents.run_config import RunConfig, StreamingMode
+from cairn.sessions import SqliteSessionService
 
 
 async def runner_for(agent: RemoteA2aAgent) -> Runner:
@@ -24,30 +33,49 @@ async def runner_for(agent: RemoteA2aAgent) -> Runner:
     return runner
 
 
-async def test_one_turn_is_recorded_like_a_tool_call(server: ScriptedA2aServer) -> None:
+async def test_one_turn_is_recorded_like_a_tool_call_in_the_log_and_not_given_to_the_caller(
+    server: ScriptedA2aServer, tmp_path: Path
+) -> None:
     server.script({"answer": "echo: {input}"})
-    runner = await runner_for(RemoteA2aAgent(name="helper", agent_card=server.card_url))
+    store = tmp_path / "sessions.db"
+    runner = Runner(
+        app_name="app",
+        agent=RemoteA2aAgent(name="helper", agent_card=server.card_url),
+        session_service=SqliteSessionService(store),
+    )
+    await runner.session_service.create_session(app_name="app", user_id=USER, session_id=SESSION)
     events = await turn(runner, "hello")
+    await runner.close()
+    await runner.session_service.close()
     assert texts(events) == ["echo: hello"]
-    [call] = records(events, "call")
+    assert record_calls(events) == []  # the caller sees what google-adk's client yields
+
+    reader = SqliteSessionService(store)  # the log, as any process reads it
+    try:
+        stored = await reader.get_session(app_name="app", user_id=USER, session_id=SESSION)
+    finally:
+        await reader.close()
+    assert stored is not None
+    logged = stored.events[1:]
+    [call] = records(logged, "call")
+    assert logged.index(call) == 0  # committed before anything came back
     [sent] = server.received()
-    assert sent["text"] == "hello" and sent_message_ids(events) == [sent["messageId"]]
-    [reply] = records(events, "reply")
+    assert sent["text"] == "hello" and sent_message_ids(logged) == [sent["messageId"]]
+    [reply] = records(logged, "reply")
+    assert [e.id for e in events] == [reply.id]  # of the log, the caller got the reply only
     assert reply.author == "helper" and reply.error_code is None
     assert reply.custom_metadata is not None
     assert reply.custom_metadata["a2a:task_state"] == "TASK_STATE_COMPLETED"
     assert reply.custom_metadata["a2a:message_id"] == sent["messageId"]
-    closed = [r for e in records(events, "close") for r in e.get_function_responses()]
+    closed = [r for e in records(logged, "close") for r in e.get_function_responses()]
     assert closed and closed[-1].response == {
         "taskId": reply.custom_metadata["a2a:task_id"],
         "contextId": reply.custom_metadata["a2a:context_id"],
         "state": "TASK_STATE_COMPLETED",
     }
-    stored = await runner.session_service.get_session(
-        app_name="app", user_id=USER, session_id=SESSION
+    assert set(record_calls(logged)) == {"cairn_a2a_send_message"} | (
+        {"cairn_a2a_await_task"} if sent["method"] == "stream" else set()
     )
-    assert stored is not None and [e.id for e in stored.events[1:]] == [e.id for e in events]
-    assert events.index(call) == 0  # committed before anything came back
 
 
 async def test_the_next_turn_sends_only_what_is_new_in_the_same_context(
