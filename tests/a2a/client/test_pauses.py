@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 from tests.a2a.client.steps import SESSION, USER, answer, records, texts, turn
@@ -149,7 +150,9 @@ def test_the_pause_is_listed_and_answered_over_http(
         api.post(
             "/apps/remote_helper/users/ada/sessions", json={"sessionId": "s"}
         ).raise_for_status()
-        api.post("/run", json=run_body("remote_helper", "s", "weather?")).raise_for_status()
+        ran = api.post("/run", json=run_body("remote_helper", "s", "weather?"))
+        ran.raise_for_status()
+        assert ran.json() and named_records(ran.json()) == []  # as google-adk's /run gives
         session = "/cairn/apps/remote_helper/users/ada/sessions/s"
         [waiting] = api.get(session + "/interrupts").json()
         assert waiting["name"] == "mock_function_call_for_required_user_input"
@@ -159,5 +162,31 @@ def test_the_pause_is_listed_and_answered_over_http(
         events = [json.loads(p) for p in sse_payloads(answered.text)]
         said = [p.get("text") for e in events for p in e.get("content", {}).get("parts", [])]
         assert "Sunny in Lima." in said
+        assert named_records(events) == []
         assert api.get(session + "/interrupts").json() == []
+        # The log keeps the records: the session as read, and a run read from it again.
+        kept = api.get("/apps/remote_helper/users/ada/sessions/s").json()["events"]
+        assert set(named_records(kept)) == {"cairn_a2a_send_message", "cairn_a2a_await_task"}
+        [first_run, *_] = reversed(api.get(session + "/runs").json()["runs"])
+        streamed = api.get(session + f"/runs/{first_run['runId']}/stream").text
+        blocks = [
+            dict(line.split(": ", 1) for line in b.splitlines())
+            for b in streamed.split("\n\n")
+            if b
+        ]
+        *again, end = [json.loads(block["data"]) for block in blocks]
+        assert end["status"] == "done" and named_records(again) == []
+        given = [e["id"] for e in [*ran.json(), *events] if e["author"] != "user"]
+        assert [e["id"] for e in again if e["author"] != "user"] == given  # as the run gave it
     assert server.received()[-1]["text"] == "Lima"
+
+
+def named_records(events: list[dict[str, Any]]) -> list[str]:
+    """The names of the record calls and responses in events as the HTTP API sends them."""
+    found = []
+    for event in events:
+        for part in (event.get("content") or {}).get("parts") or []:
+            named = part.get("functionCall") or part.get("functionResponse") or {}
+            if named.get("name", "").startswith("cairn_a2a_"):
+                found.append(named["name"])
+    return found

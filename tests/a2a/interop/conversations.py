@@ -7,9 +7,10 @@ finishes). A pairing of a client (google-adk's RemoteA2aAgent, cairn's) with a s
 (google-adk's to_a2a, cairn's to_a2a, ``cairn api-server --a2a``) holds it (``talk``), and
 what each side saw, normalized, is compared with google-adk talking to google-adk
 (``same_as``): the events the client's invocation yielded turn by turn, and the events the
-server's session kept. cairn's client also yields the records of its calls to the remote
-(``cairn_a2a_send_message`` with the message and its messageId, ``cairn_a2a_await_task``),
-which google-adk's has not: they are checked, then set apart from the comparison.
+server's session kept. cairn's client records its calls to the remote in its log
+(``cairn_a2a_send_message`` with the message and its messageId, ``cairn_a2a_await_task``)
+and yields none of them, so what it yields is compared as it is; the records are checked in
+its log.
 """
 
 from __future__ import annotations
@@ -65,17 +66,16 @@ def talk(client: str, server: str, agent: str, adk: Path, home: Path) -> Exchang
     """The conversation TURNS[agent] from ``client`` to ``server``; then what each side saw."""
     seen = []
     with server_of(server, agent, adk, home) as remote:
-        for how, what in TURNS[agent]:
+        for number, (how, what) in enumerate(TURNS[agent], start=1):
             told = {"say": what} if how == "say" else {"answer": what}
             if client == "adk":
                 seen.append(harness.adk_turn(adk, remote.card, home / "adk.db", "s1", **told))
             else:
                 turn = harness.cairn_turn(remote.card, home / "client.db", "s1", **told)
-                records, rest = harness.records_apart(asyncio.run(turn))
-                sent = next(c for r in records for c in r.get("calls", []))
-                assert sent["name"] == "cairn_a2a_send_message", records
-                assert sent["args"]["messageId"] == sent["args"]["message"]["messageId"]
-                seen.append(rest)
+                seen.append(asyncio.run(turn))
+                sends = asyncio.run(harness.cairn_client_sends(home / "client.db", "s1"))
+                assert len(sends) == number, sends  # each turn's message recorded, once
+                assert sends[-1]["messageId"] == sends[-1]["message"]["messageId"]
     if server == "adk":
         kept = harness.adk_server_view(home)
     else:

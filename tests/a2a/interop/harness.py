@@ -208,22 +208,23 @@ async def cairn_runs(store: Path, app: str) -> list[Any]:
         await service.close()
 
 
-RECORD_PREFIX = "cairn_a2a_"
-"""cairn's RemoteA2aAgent records each call to its remote like a tool call
-(``cairn_a2a_send_message``, ``cairn_a2a_await_task``; cairn.a2a.agent.exchanges)."""
+SEND_RECORD = "cairn_a2a_send_message"
+"""cairn's RemoteA2aAgent records each message to its remote like a tool call, in its log
+only (cairn.a2a.agent.exchanges); its Runner yields no record, as google-adk's yields none."""
 
 
-def records_apart(
-    events: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(the records of the remote calls, the other events): google-adk's client has no
-    records, so what the two clients saw is compared without them."""
-    records, rest = [], []
-    for event in events:
-        named = [item["name"] for item in event.get("calls", []) + event.get("responses", [])]
-        recorded = named and "text" not in event and all(n.startswith(RECORD_PREFIX) for n in named)
-        (records if recorded else rest).append(event)
-    return records, rest
+async def cairn_client_sends(store: Path, session: str) -> list[dict[str, Any]]:
+    """The arguments of the send records in cairn's client's log on ``store``, in order."""
+    from cairn.sessions.sqlite_session_service import SqliteSessionService
+
+    service = SqliteSessionService(store)
+    try:
+        found = await service.get_session(app_name=APP, user_id=USER, session_id=session)
+    finally:
+        await service.close()
+    assert found is not None, f"cairn's client has no session {session!r} in {store}"
+    logged = normalize_all([dumped(event) for event in found.events])
+    return [c["args"] for e in logged for c in e.get("calls", []) if c["name"] == SEND_RECORD]
 
 
 def dumped(event: Any) -> dict[str, Any]:
