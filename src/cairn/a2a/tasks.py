@@ -26,7 +26,7 @@ from cairn.a2a.converters.event_converter import (
 from cairn.a2a.converters.part_converter import convert_genai_part_to_a2a_part
 from cairn.a2a.converters.utils import dict_to_struct, python_to_value
 from cairn.events.event import Event
-from cairn.events.interrupts import Interrupt, pending_interrupts
+from cairn.events.interrupts import Interrupt, is_record_event, pending_interrupts
 from cairn.sessions.a2a_store import A2aTask
 from cairn.sessions.run_store import RunStatus, StoredRun
 
@@ -91,8 +91,13 @@ def _message(record: TaskRecord, event: Event) -> a2a_types.Message | None:
 
 
 def history(record: TaskRecord) -> list[a2a_types.Message]:
-    """What was said in the task: the user's messages and the agents' events with parts."""
-    found = [_message(record, event) for event in record.events if not event.partial]
+    """What was said in the task: the user's messages and the agents' events with parts, as
+    the run gave them (a remote agent's records of its calls are the log's only)."""
+    found = [
+        _message(record, event)
+        for event in record.events
+        if not event.partial and not is_record_event(event)
+    ]
     return [message for message in found if message is not None]
 
 
