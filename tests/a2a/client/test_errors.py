@@ -7,15 +7,25 @@ from pathlib import Path
 
 import pytest
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface
-from tests.a2a.client.steps import SESSION, USER, logged_events, records, texts, turn
+from tests.a2a.client.steps import (
+    SESSION,
+    USER,
+    answer,
+    logged_events,
+    records,
+    texts,
+    turn,
+)
 from tests.support.a2a_scripted_server import ScriptedA2aServer, a2a_scripted_server
 from tests.support.model_server import free_port
 
-from cairn import Event, InMemoryRunner, Runner
+from cairn import Agent, AgentTool, BaseAgent, Event, InMemoryRunner, Runner
 from cairn.agents.remote_a2a_agent import RemoteA2aAgent
+from cairn.errors import InputValidationError
+from cairn.testing import Call, ScriptedLlm
 
 
-async def runner_for(agent: RemoteA2aAgent) -> Runner:
+async def runner_for(agent: BaseAgent) -> Runner:
     runner = InMemoryRunner(agent=agent, app_name="app")
     await runner.session_service.create_session(app_name="app", user_id=USER, session_id=SESSION)
     return runner
@@ -99,8 +109,32 @@ def test_bad_arguments_are_refused_at_once() -> None:
         RemoteA2aAgent(name="helper", agent_card="  ")
     with pytest.raises(TypeError, match="AgentCard, a URL or a file path"):
         RemoteA2aAgent(name="helper", agent_card=42)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="mode='task'"):
+    with pytest.raises(InputValidationError, match="'helper': mode='task' is not supported"):
         RemoteA2aAgent(name="helper", agent_card="card.json", mode="task")
+
+
+async def test_task_mode_is_refused_and_what_the_error_names_instead_works(
+    server: ScriptedA2aServer,
+) -> None:
+    with pytest.raises(InputValidationError) as refused:
+        RemoteA2aAgent(name="helper", agent_card=server.card_url, mode="task")
+    assert "tools=[AgentTool(agent=RemoteA2aAgent(...))]" in str(refused.value)
+    server.script({"ask": "Which size?"}, {"answer": "Ordered size {input}."})
+    helper = RemoteA2aAgent(name="helper", agent_card=server.card_url, description="Orders.")
+    model = ScriptedLlm(script=[Call("helper", request="order a shirt"), "Done."])
+    parent = Agent(name="desk", model=model, tools=[AgentTool(agent=helper)])
+    runner = await runner_for(parent)
+    await turn(runner, "a shirt, please")
+    [waiting] = await runner.list_pending_interrupts(user_id=USER, session_id=SESSION)
+    assert waiting.args == {"input_required": "Which size?"}
+    await turn(runner, answer(waiting.id, waiting.name, {"result": "M"}))
+    [result] = [
+        p.function_response.response
+        for c in model.requests[-1].contents
+        for p in c.parts or []
+        if p.function_response
+    ]
+    assert result == {"result": "Ordered size M."}  # the task's result, back to the parent
 
 
 async def test_a_failed_remote_task_is_an_error_event_with_its_reason(

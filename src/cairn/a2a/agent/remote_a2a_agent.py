@@ -58,6 +58,7 @@ from cairn.agents.base_agent import BaseAgent
 from cairn.agents.invocation_context import InvocationContext
 from cairn.auth.auth_credential import AuthCredential
 from cairn.auth.auth_schemes import APIKey, APIKeyIn, HTTPBase
+from cairn.errors import InputValidationError
 from cairn.events.event import Event
 
 logger = logging.getLogger(__name__)
@@ -103,6 +104,21 @@ def _static_auth_headers(scheme: Any, credential: AuthCredential | None) -> dict
     )
 
 
+def task_mode_refusal(name: str | None) -> str:
+    """Why ``mode="task"`` is refused, and what gives the same result in cairn."""
+    agent = f"RemoteA2aAgent {name!r}" if name else "RemoteA2aAgent"
+    return (
+        f"{agent}: mode='task' is not supported. In google-adk it makes the remote a task "
+        "that a parent LlmAgent delegates with a function call and gets back when the remote "
+        "calls finish_task; cairn delegates tasks only to LlmAgent sub-agents. For the same "
+        "result, leave mode unset and give the parent "
+        "tools=[AgentTool(agent=RemoteA2aAgent(...))]: its model calls the remote with a "
+        "request and gets the remote's answer as the call's result, and a remote that asks "
+        "for input pauses the invocation on an interrupt, answered like any other. To hand "
+        "the conversation over instead, list it in sub_agents (transfer_to_agent)."
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class _Hooks:
     """The functions a RemoteA2aAgent was given (kept together: a pydantic private attribute
@@ -124,7 +140,7 @@ class RemoteA2aAgent(BaseAgent):
     """
 
     mode: Literal["task"] | None = None
-    """ADK's task delegation mode; cairn does not support it for remote agents yet."""
+    """ADK's task delegation mode; refused (``task_mode_refusal`` says what to use instead)."""
 
     _card: AgentCard | None = PrivateAttr(default=None)
     _card_source: str | None = PrivateAttr(default=None)
@@ -171,6 +187,8 @@ class RemoteA2aAgent(BaseAgent):
         become events, and request hooks. ``auth_scheme``/``auth_credential``: a static API
         key (in a header) or bearer token, sent with the card's fetch and every request.
         """
+        if kwargs.get("mode") is not None:
+            raise InputValidationError(task_mode_refusal(name))
         super().__init__(name=name, description=description, **kwargs)
         self._arguments = {
             "name": name,
@@ -238,10 +256,7 @@ class RemoteA2aAgent(BaseAgent):
     @classmethod
     def _no_task_mode(cls, mode: str | None) -> str | None:
         if mode is not None:
-            raise ValueError(
-                "RemoteA2aAgent(mode='task') is not supported by cairn yet; use the remote "
-                "agent as a sub-agent (transfer) or wrap it in AgentTool"
-            )
+            raise ValueError(task_mode_refusal(None))
         return mode
 
     # -- what others read -------------------------------------------------------------------
