@@ -49,6 +49,7 @@ from cairn.a2a.tasks import (
     TaskRecord,
     build_task,
     state_of,
+    stop_of,
 )
 from cairn.agents.invocation_context import new_invocation_id
 from cairn.agents.run_config import RunConfig, StreamingMode
@@ -58,6 +59,7 @@ from cairn.events.interrupts import answered_ids
 from cairn.runs.service import Runs
 from cairn.runs.webhooks import WebhookUrlError
 from cairn.sessions.a2a_store import A2aPushConfig, A2aStore, A2aTask
+from cairn.sessions.lease import holder_is_gone, lease_holder
 from cairn.sessions.run_store import RunStatus, StoredRun
 
 logger = logging.getLogger("cairn.a2a")
@@ -135,10 +137,47 @@ class CairnRequestHandler(RequestHandler):
         self.push = push or PushNotifier(a2a_store)
         self._watchers: dict[str, asyncio.Task[None]] = {}
         self._rewatch: set[str] = set()
+        self.holder = lease_holder(f"a2a-push-{uuid.uuid4().hex[:8]}")
+        """This handler's name in the claims of the notifications it sends."""
+        self._rearming: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Re-arm push notifications (``rearm``) in the background: call it when the server
+        starts (a store that cannot be reached yet does not hold the start up)."""
+        if self._rearming is None or self._rearming.done():
+            self._rearming = asyncio.create_task(self._rearm_logged())
+
+    async def _rearm_logged(self) -> None:
+        try:
+            await self.rearm()
+        except Exception:
+            logger.exception("A2A push notifications of app %r not re-armed", self.app_name)
+
+    async def rearm(self) -> list[str]:
+        """Watch the tasks with push configs whose runs are active (the process that watched
+        them may have stopped), and send a stop's notification whose sender is gone before
+        it was done. Returns the ids of the tasks watched."""
+        watched = []
+        for row in await self.store.list_push_tasks(self.app_name):
+            record = await self._record(row)
+            run = record.run
+            if run is None:
+                continue
+            if run.status.active:
+                self._watch(row, run)
+                watched.append(row.task_id)
+                continue
+            stop = stop_of(record)
+            held = None if stop is None else await self.store.push_claim(*self._at(row), stop)
+            if held is not None and not held.done and holder_is_gone(held.holder):
+                await self._notify_stop(row)
+        return watched
 
     async def aclose(self) -> None:
         """Stop the push watchers of this process (the tasks themselves go on)."""
         watchers = list(self._watchers.values())
+        if self._rearming is not None:
+            watchers.append(self._rearming)
         for watcher in watchers:
             watcher.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
@@ -585,10 +624,8 @@ class CairnRequestHandler(RequestHandler):
                 )
             else:
                 await self.runs.cancel(*key, wait=True)
-            task = await self._task(row)
-            if self.push is not None:
-                await self.push.notify(self.app_name, task)
-            return task
+            await self._notify_stop(row)
+            return await self._task(row)
 
     async def on_subscribe_to_task(
         self, params: a2a_types.SubscribeToTaskRequest, context: ServerCallContext
@@ -641,7 +678,7 @@ class CairnRequestHandler(RequestHandler):
             try:
                 while True:
                     await self.runs.wait(run)
-                    await self.push.notify(self.app_name, await self._task(row))
+                    await self._notify_stop(row)
                     if row.task_id not in self._rewatch:
                         return
                     self._rewatch.discard(row.task_id)
@@ -652,6 +689,29 @@ class CairnRequestHandler(RequestHandler):
                 self._rewatch.discard(row.task_id)
 
         self._watchers[row.task_id] = asyncio.create_task(watch())
+
+    def _at(self, row: A2aTask) -> tuple[str, str]:
+        return (self.app_name, row.task_id)
+
+    async def _notify_stop(self, row: A2aTask) -> None:
+        """Notify the task's push configs of its current stop, unless another server (or
+        watcher) has claimed that stop: one notification per stop."""
+        record = await self._record(row)
+        stop = stop_of(record)
+        if stop is None or not await self._claim(row, stop):
+            return
+        await self.push.notify(self.app_name, await build_task(record, self._loader(row)))
+        await self.store.finish_push(*self._at(row), stop)
+
+    async def _claim(self, row: A2aTask, stop: str) -> bool:
+        """Claim the stop's notification: a new claim, or one whose holder is gone (its
+        process exited on this host) without having sent it."""
+        if await self.store.claim_push(*self._at(row), stop, self.holder):
+            return True
+        held = await self.store.push_claim(*self._at(row), stop)
+        if held is None or held.done or not holder_is_gone(held.holder):
+            return False
+        return await self.store.claim_push(*self._at(row), stop, self.holder, replacing=held.holder)
 
     async def on_create_task_push_notification_config(
         self, params: a2a_types.TaskPushNotificationConfig, context: ServerCallContext

@@ -171,6 +171,16 @@ def _error_message(record: TaskRecord, event: Event) -> a2a_types.Message:
     return message
 
 
+def stop_of(record: TaskRecord) -> str | None:
+    """The name of the task's current stop (its run ended or paused), the same in every
+    process: the run's status and the last event of the invocation. None while it runs."""
+    run = record.run
+    if run is None or run.status.active:
+        return None
+    last = record.events[-1].id if record.events else "-"
+    return f"{run.status.value}:{last}"
+
+
 def state_of(record: TaskRecord) -> a2a_types.TaskState:
     if record.run is None:
         return TaskState.TASK_STATE_SUBMITTED

@@ -160,6 +160,7 @@ def to_a2a(
     @contextlib.asynccontextmanager
     async def serving(app: Starlette) -> AsyncIterator[None]:
         await executor.start()
+        handler.start()  # watches again the tasks whose push notifications are due
         try:
             if lifespan is not None:
                 async with lifespan(app):
