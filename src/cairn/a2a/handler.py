@@ -159,15 +159,14 @@ class CairnRequestHandler(RequestHandler):
         it was done. Returns the ids of the tasks watched."""
         watched = []
         for row in await self.store.list_push_tasks(self.app_name):
-            record = await self._record(row)
-            run = record.run
+            run = await self.runs.store.get_run(*self._where(row), row.task_id)
             if run is None:
                 continue
             if run.status.active:
                 self._watch(row, run)
                 watched.append(row.task_id)
                 continue
-            stop = stop_of(record)
+            stop = stop_of(await self._record(row))
             held = None if stop is None else await self.store.push_claim(*self._at(row), stop)
             if held is not None and not held.done and holder_is_gone(held.holder):
                 await self._notify_stop(row)
@@ -689,6 +688,9 @@ class CairnRequestHandler(RequestHandler):
                 self._rewatch.discard(row.task_id)
 
         self._watchers[row.task_id] = asyncio.create_task(watch())
+
+    def _where(self, row: A2aTask) -> tuple[str, str, str]:
+        return (self.app_name, row.user_id, row.session_id)
 
     def _at(self, row: A2aTask) -> tuple[str, str]:
         return (self.app_name, row.task_id)
