@@ -26,7 +26,7 @@ from tests.a2a.server.conftest import AGENTS, a2a_client, said
 from tests.a2a.server.test_across_processes import store_url
 from tests.server.harness import ROOT, free_port
 from tests.support.waiting import BOUND_SECONDS, until, wait_until
-from tests.support.webhook_receiver import Receiver, webhook_receiver
+from tests.support.webhook_receiver import Receiver, Reply, webhook_receiver
 
 from cairn.a2a.tasks import TaskRecord, stop_of
 from cairn.sessions.a2a_store import a2a_store_for
@@ -176,3 +176,30 @@ async def test_a_pause_answered_after_a_restart_is_notified_once_per_stop(
             (task.id, "TASK_STATE_INPUT_REQUIRED"),
             (task.id, "TASK_STATE_COMPLETED"),
         ]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_a_notification_its_server_died_sending_is_sent_by_the_next(
+    kind: str, tmp_path: Path
+) -> None:
+    """The first server claims the pause's notification, its receiver answers 503, and it is
+    killed while it waits to retry: the claim is open, its holder gone. The next server
+    started on the same host sends it."""
+    async with store_url(kind, tmp_path) as store:
+        with webhook_receiver(*[Reply(status=503)] * 5) as receiver:
+            with server(store, tmp_path / "first.log") as (first, process):
+                async with a2a_client(f"{first}/a2a/asker") as client:
+                    [asked] = [
+                        r async for r in client.send_message(with_push(said("paint"), receiver))
+                    ]
+                await asyncio.to_thread(receiver.wait_for, 1)  # answered 503: retried later
+                process.kill()
+                process.wait()
+            task = asked.task
+            tried = len(receiver.received)
+            receiver.replies.clear()  # from now on: 200
+            assert not await sent(store, "asker", task.id)
+            with server(store, tmp_path / "second.log"):
+                await asyncio.to_thread(receiver.wait_for, tried + 1)
+                await until(lambda: sent(store, "asker", task.id), "the pause recorded as sent")
+        assert pushed(receiver)[tried:] == [(task.id, "TASK_STATE_INPUT_REQUIRED")]
