@@ -92,3 +92,28 @@ def test_a_run_config_with_other_settings_is_refused() -> None:
     config = RunConfig(streaming_mode=StreamingMode.SSE, max_llm_calls=3)
     with pytest.raises(ValueError, match="sets max_llm_calls; only streaming_mode is used"):
         to_a2a(agent, run_config=config)
+
+
+def ask_for_color(question: str) -> None:
+    """Asks the user for a color (the answer comes later)."""
+
+
+async def test_the_answer_to_a_pause_streams_its_reply(connect: Connect) -> None:
+    from cairn.tools import LongRunningFunctionTool
+
+    model = ScriptedLlm(
+        script=[Call("ask_for_color", question="which?"), Stream(["you chose ", "teal"])]
+    )
+    agent = Agent(name="painter", model=model, tools=[LongRunningFunctionTool(ask_for_color)])
+    async with connect(to_a2a(agent, host="agent", port=80, run_config=STREAMING)) as client:
+        asked = [r async for r in client.send_message(said("paint"))]
+        task = asked[-1].status_update
+        assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        answer = said("teal", task_id=task.task_id, context_id=task.context_id)
+        responses = [r async for r in client.send_message(answer)]
+    assert chunks(responses) == [
+        ("you chose ", False, False),
+        ("teal", True, False),
+        ("you chose teal", False, True),
+    ]
+    assert responses[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
