@@ -46,9 +46,9 @@ async def test_a_revision_0002_database_gains_artifacts_in_place(kind: str, tmp_
             report = await store.migrate()
             assert (report.from_revision, report.applied) == (
                 "0002",
-                ["0003", "0004", "0005", "0006", "0007", "0008", "0009"],
+                ["0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010"],
             )
-            assert report.to_revision == head_revision() == "0009"
+            assert report.to_revision == head_revision() == "0010"
             await store.create_session(app_name="app", user_id="u", session_id="s")
             service = SessionStoreArtifactService(store)
             version = await service.save_artifact(

@@ -8,6 +8,12 @@ recorded beside the runs, so a resent message returns the task the first one mad
 starting another run. ``tasks/resubscribe`` tails the log. Errors reach the client as A2A
 errors naming what was wrong; an unexpected failure says only its error id, under which the
 server's log has the details.
+
+Served with a ``RunConfig`` whose ``streaming_mode`` is SSE, tasks run streaming: a stream
+(``message/stream``) forwards the model's partial text as chunks of the task's ``response``
+artifact (``append`` after a segment's first chunk, ``lastChunk`` false), which the final
+answer replaces when the task completes; partial events are never stored, so the task as
+read later is the same either way.
 """
 
 from __future__ import annotations
@@ -28,21 +34,32 @@ from a2a.utils import errors as a2a_errors
 from google.genai import types as genai_types
 
 from cairn.a2a.converters.event_converter import event_metadata, message_from_event
+from cairn.a2a.converters.part_converter import convert_genai_part_to_a2a_part
 from cairn.a2a.converters.request_converter import (
     A2A_METADATA_KEY,
     anonymous_user_id,
     convert_a2a_parts_to_content,
 )
-from cairn.a2a.converters.utils import struct_to_dict
+from cairn.a2a.converters.utils import dict_to_struct, struct_to_dict
 from cairn.a2a.push import PushNotifier, config_json, config_message
-from cairn.a2a.tasks import TERMINAL_STATES, ArtifactLoader, TaskRecord, build_task, state_of
+from cairn.a2a.tasks import (
+    RESPONSE_ARTIFACT,
+    TERMINAL_STATES,
+    ArtifactLoader,
+    TaskRecord,
+    build_task,
+    state_of,
+    stop_of,
+)
 from cairn.agents.invocation_context import new_invocation_id
+from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.errors import AlreadyExistsError, CairnError, SessionBusyError
 from cairn.events.event import Event
 from cairn.events.interrupts import answered_ids
 from cairn.runs.service import Runs
 from cairn.runs.webhooks import WebhookUrlError
 from cairn.sessions.a2a_store import A2aPushConfig, A2aStore, A2aTask
+from cairn.sessions.lease import holder_is_gone, lease_holder
 from cairn.sessions.run_store import RunStatus, StoredRun
 
 logger = logging.getLogger("cairn.a2a")
@@ -74,6 +91,29 @@ def _a2a_errors() -> Iterator[None]:
         ) from None
 
 
+def streaming_of(run_config: RunConfig | None) -> bool:
+    """Whether tasks run streaming under ``run_config`` (its ``streaming_mode`` is SSE).
+    ``ValueError`` naming any other setting: a task's run takes only its streaming mode from
+    the server (the rest from the app and the request)."""
+    if run_config is None:
+        return False
+    others = sorted(run_config.model_fields_set - {"streaming_mode"})
+    if others:
+        raise ValueError(
+            f"the A2A server's run_config sets {', '.join(others)}; only streaming_mode is "
+            "used (StreamingMode.SSE streams partial text to A2A clients): leave the others out"
+        )
+    return run_config.streaming_mode == StreamingMode.SSE
+
+
+async def _from_start(live: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    """A run's events from a listener subscribed when it was submitted (nothing missed);
+    its failure ends them (the run's row says how)."""
+    with contextlib.suppress(Exception):
+        async for event in live:
+            yield event
+
+
 class CairnRequestHandler(RequestHandler):
     """Serves one app's agent over A2A from ``runs`` (its store, executor and Runner)."""
 
@@ -86,7 +126,9 @@ class CairnRequestHandler(RequestHandler):
         agent_card: a2a_types.AgentCard,
         artifacts: ArtifactLoaderFactory | None = None,
         push: PushNotifier | None = None,
+        run_config: RunConfig | None = None,
     ) -> None:
+        self.streaming = streaming_of(run_config)
         self.app_name = app_name
         self.runs = runs
         self.store = a2a_store
@@ -95,10 +137,46 @@ class CairnRequestHandler(RequestHandler):
         self.push = push or PushNotifier(a2a_store)
         self._watchers: dict[str, asyncio.Task[None]] = {}
         self._rewatch: set[str] = set()
+        self.holder = lease_holder(f"a2a-push-{uuid.uuid4().hex[:8]}")
+        """This handler's name in the claims of the notifications it sends."""
+        self._rearming: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Re-arm push notifications (``rearm``) in the background: call it when the server
+        starts (a store that cannot be reached yet does not hold the start up)."""
+        if self._rearming is None or self._rearming.done():
+            self._rearming = asyncio.create_task(self._rearm_logged())
+
+    async def _rearm_logged(self) -> None:
+        try:
+            await self.rearm()
+        except Exception:
+            logger.exception("A2A push notifications of app %r not re-armed", self.app_name)
+
+    async def rearm(self) -> list[str]:
+        """Watch the tasks with push configs whose runs are active (the process that watched
+        them may have stopped), and send a stop's notification whose sender is gone before
+        it was done. Returns the ids of the tasks watched."""
+        watched = []
+        for row in await self.store.list_push_tasks(self.app_name):
+            run = await self.runs.store.get_run(*self._where(row), row.task_id)
+            if run is None:
+                continue
+            if run.status.active:
+                self._watch(row, run)
+                watched.append(row.task_id)
+                continue
+            stop = stop_of(await self._record(row))
+            held = None if stop is None else await self.store.push_claim(*self._at(row), stop)
+            if held is not None and not held.done and holder_is_gone(held.holder):
+                await self._notify_stop(row)
+        return watched
 
     async def aclose(self) -> None:
         """Stop the push watchers of this process (the tasks themselves go on)."""
         watchers = list(self._watchers.values())
+        if self._rearming is not None:
+            watchers.append(self._rearming)
         for watcher in watchers:
             watcher.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
@@ -200,7 +278,7 @@ class CairnRequestHandler(RequestHandler):
         self, params: a2a_types.SendMessageRequest, context: ServerCallContext
     ) -> a2a_types.Task | a2a_types.Message:
         with _a2a_errors():
-            row, run, _ = await self._start(params, context)
+            row, run, _, _ = await self._start(params, context)
             if not params.configuration.return_immediately:
                 await self._settled(run)
             return await self._task(row, self._history_length(params.configuration))
@@ -220,23 +298,29 @@ class CairnRequestHandler(RequestHandler):
         self, params: a2a_types.SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[A2AEvent]:
         with _a2a_errors():
-            row, run, after = await self._start(params, context)
-            task = await self._task(row, self._history_length(params.configuration))
-            if after is None or task.status.state in TERMINAL_STATES:
-                # A new task (or a resent message's ended one) opens with the Task; an
-                # answered task opens with a working status update, as google-adk's server
-                # does: a client shows an opening Task's history (the pause it answered).
-                yield task
-            else:
-                yield self._opening(row)
-            if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
-                if after is not None and task.status.state not in TERMINAL_STATES:
-                    yield a2a_types.TaskStatusUpdateEvent(
-                        task_id=task.id, context_id=task.context_id, status=task.status
-                    )
-                return
-            async for event in self._follow(row, run, after):
-                yield event
+            row, run, after, live = await self._start(params, context, listen=self.streaming)
+            try:
+                task = await self._task(row, self._history_length(params.configuration))
+                if after is None or task.status.state in TERMINAL_STATES:
+                    # A new task (or a resent message's ended one) opens with the Task; an
+                    # answered task opens with a working status update, as google-adk's
+                    # server does: a client shows an opening Task's history (the pause it
+                    # answered).
+                    yield task
+                else:
+                    yield self._opening(row)
+                if task.status.state in TERMINAL_STATES or run.status is RunStatus.PAUSED:
+                    if after is not None and task.status.state not in TERMINAL_STATES:
+                        yield a2a_types.TaskStatusUpdateEvent(
+                            task_id=task.id, context_id=task.context_id, status=task.status
+                        )
+                    return
+                async for event in self._follow(row, run, after, live):
+                    yield event
+            finally:
+                close = getattr(live, "close", None)
+                if close is not None:
+                    close()
 
     @staticmethod
     def _opening(row: A2aTask) -> a2a_types.TaskStatusUpdateEvent:
@@ -246,10 +330,15 @@ class CairnRequestHandler(RequestHandler):
         )
 
     async def _start(
-        self, params: a2a_types.SendMessageRequest, context: ServerCallContext
-    ) -> tuple[A2aTask, StoredRun, str | None]:
-        """Start or answer the task the message is for; returns where it lives, its run, and
-        the last event of its invocation before this message (None: a new task)."""
+        self,
+        params: a2a_types.SendMessageRequest,
+        context: ServerCallContext,
+        *,
+        listen: bool = False,
+    ) -> tuple[A2aTask, StoredRun, str | None, AsyncIterator[Event] | None]:
+        """Start or answer the task the message is for; returns where it lives, its run, the
+        last event of its invocation before this message (None: a new task) and (``listen``)
+        the run's events from its start, partial chunks too, when this process runs it."""
         message = params.message
         if not message.message_id:
             raise a2a_errors.InvalidParamsError(
@@ -270,16 +359,22 @@ class CairnRequestHandler(RequestHandler):
                     message=f"task {row.task_id!r} is in context {row.session_id!r}, not "
                     f"{message.context_id!r}; send the task's contextId or none"
                 )
-            run, after = await self._answer(row, message, content, custom)
+            run, after, live = await self._answer(row, message, content, custom, listen)
         else:
-            row, run = await self._new_task(message, content, custom, context)
+            row, run, live = await self._new_task(message, content, custom, context, listen)
             after = None
-        if params.configuration.HasField("task_push_notification_config"):
-            config = params.configuration.task_push_notification_config
-            await self._store_push(row, config)
-        if await self.store.list_push_configs(self.app_name, row.task_id):
-            self._watch(row, run)
-        return row, run, after
+        try:
+            if params.configuration.HasField("task_push_notification_config"):
+                config = params.configuration.task_push_notification_config
+                await self._store_push(row, config)
+            if await self.store.list_push_configs(self.app_name, row.task_id):
+                self._watch(row, run)
+        except BaseException:
+            close = getattr(live, "close", None)
+            if close is not None:
+                close()
+            raise
+        return row, run, after, live
 
     async def _new_task(
         self,
@@ -287,7 +382,8 @@ class CairnRequestHandler(RequestHandler):
         content: genai_types.Content,
         custom: dict[str, Any] | None,
         context: ServerCallContext,
-    ) -> tuple[A2aTask, StoredRun]:
+        listen: bool = False,
+    ) -> tuple[A2aTask, StoredRun, AsyncIterator[Event] | None]:
         # A message id is claimed in its context; a message that starts a new context is
         # claimed among the caller's new conversations (a resend cannot know the context).
         session_id = message.context_id or str(uuid.uuid4())
@@ -302,23 +398,26 @@ class CairnRequestHandler(RequestHandler):
                 user_id, session_id = stored.user_id, stored.session_id
                 first = await self.runs.store.get_run(self.app_name, user_id, session_id, earlier)
                 if first is not None:
-                    return stored, first  # a resent message: the task the first one made
+                    return stored, first, None  # a resent message: the first one's task
         row = A2aTask(self.app_name, earlier or task_id, user_id, session_id, time.time())
         await self._ensure_session(user_id, session_id)
         with contextlib.suppress(AlreadyExistsError):
             await self.store.record_task(row)
         try:
-            run = await self.runs.create(
+            started = await self.runs.start(
                 self.app_name,
                 user_id,
                 session_id,
+                listen=listen,
                 new_message=content,
                 custom_metadata=custom,
                 run_id=row.task_id,
+                streaming=self.streaming,
             )
         except AlreadyExistsError:  # another server acts on the same message right now
             run = await self.runs.get(self.app_name, user_id, session_id, row.task_id)
-        return row, run
+            return row, run, None
+        return row, started.run, started.events
 
     async def _ensure_session(self, user_id: str, session_id: str) -> None:
         sessions = self.runs.sessions
@@ -337,7 +436,8 @@ class CairnRequestHandler(RequestHandler):
         message: a2a_types.Message,
         content: genai_types.Content,
         custom: dict[str, Any] | None,
-    ) -> tuple[StoredRun, str | None]:
+        listen: bool = False,
+    ) -> tuple[StoredRun, str | None, AsyncIterator[Event] | None]:
         """Answer the paused task with the message (its function responses, or its text as
         the answer to the one call it waits for)."""
         record = await self._record(row)
@@ -352,7 +452,7 @@ class CairnRequestHandler(RequestHandler):
             self.app_name, row.user_id, row.session_id, message.message_id
         )
         if seen is not None or self._already_answered(record, content):
-            return run, after  # a resent answer: acted on once already
+            return run, after, None  # a resent answer: acted on once already
         if run.status is not RunStatus.PAUSED:
             state = a2a_types.TaskState.Name(state_of(record)).removeprefix("TASK_STATE_")
             raise a2a_errors.InvalidParamsError(
@@ -361,20 +461,24 @@ class CairnRequestHandler(RequestHandler):
                 "the conversation"
             )
         answer = self._answer_content(record, content)
+        live: AsyncIterator[Event] | None = None
         try:
-            continued = await self.runs.create(
+            started = await self.runs.start(
                 self.app_name,
                 row.user_id,
                 row.session_id,
+                listen=listen,
                 new_message=answer,
                 custom_metadata=custom,
+                streaming=self.streaming,
             )
+            continued, live = started.run, started.events
         except SessionBusyError:  # the same answer, acted on right now by another server
             continued = await self.runs.get(self.app_name, row.user_id, row.session_id, row.task_id)
         await self.store.claim_message(
             self.app_name, row.user_id, row.session_id, message.message_id, row.task_id
         )
-        return continued, after
+        return continued, after, live
 
     @staticmethod
     def _already_answered(record: TaskRecord, content: genai_types.Content) -> bool:
@@ -413,15 +517,31 @@ class CairnRequestHandler(RequestHandler):
 
     # -- following a run -----------------------------------------------------------------------
     async def _follow(
-        self, row: A2aTask, run: StoredRun, after: str | None
+        self,
+        row: A2aTask,
+        run: StoredRun,
+        after: str | None,
+        live: AsyncIterator[Event] | None = None,
     ) -> AsyncIterator[A2AEvent]:
-        """The run's events after ``after`` as ``working`` status updates, then its end (or
-        pause) as the last status update (after the artifacts of a completed task)."""
+        """The run's events after ``after`` as ``working`` status updates (its partial text
+        as chunks of the ``response`` artifact), then its end (or pause) as the last status
+        update (after the artifacts of a completed task). ``live``: the run's events from
+        its start, as this process runs it (else they are read with ``Runs.stream``)."""
         where = {"app_name": row.app_name, "user_id": row.user_id, "session_id": row.session_id}
-        async for event in self.runs.stream(run, after):
+        chunked = False  # whether the current segment of partial text has sent a chunk
+        async for event in _from_start(live) if live is not None else self.runs.stream(run, after):
+            if event.partial:
+                chunk = self._chunk(row, event, where, append=chunked)
+                if chunk is not None:
+                    chunked = True
+                    yield chunk
+                continue
+            chunked = False
             update = self._working(row, event, where)
             if update is not None:
                 yield update
+        if live is not None:
+            await self.runs.wait(run)  # its row settled: what the task is read from
         task = await self._task(row)
         if task.status.state == a2a_types.TaskState.TASK_STATE_COMPLETED:
             for artifact in task.artifacts:
@@ -435,6 +555,35 @@ class CairnRequestHandler(RequestHandler):
             status = a2a_types.TaskStatus(state=status.state, timestamp=status.timestamp)
         yield a2a_types.TaskStatusUpdateEvent(
             task_id=task.id, context_id=task.context_id, status=status
+        )
+
+    @staticmethod
+    def _chunk(
+        row: A2aTask, event: Event, where: dict[str, str], *, append: bool
+    ) -> a2a_types.TaskArtifactUpdateEvent | None:
+        """A partial event's text (not its thoughts) as a chunk of the ``response`` artifact:
+        the first chunk of a segment replaces what the artifact held, the next ones append."""
+        texts = [
+            p
+            for p in (event.content.parts or [] if event.content else [])
+            if p.text and not p.thought
+        ]
+        parts = [convert_genai_part_to_a2a_part(p) for p in texts]
+        found = [p for p in parts if p is not None]
+        if event.author == "user" or not found:
+            return None
+        artifact = a2a_types.Artifact(
+            artifact_id=f"{row.task_id}-{RESPONSE_ARTIFACT}",
+            name=RESPONSE_ARTIFACT,
+            parts=found,
+            metadata=dict_to_struct(event_metadata(event, **where)),
+        )
+        return a2a_types.TaskArtifactUpdateEvent(
+            task_id=row.task_id,
+            context_id=row.session_id,
+            artifact=artifact,
+            append=append,
+            last_chunk=False,
         )
 
     @staticmethod
@@ -474,10 +623,8 @@ class CairnRequestHandler(RequestHandler):
                 )
             else:
                 await self.runs.cancel(*key, wait=True)
-            task = await self._task(row)
-            if self.push is not None:
-                await self.push.notify(self.app_name, task)
-            return task
+            await self._notify_stop(row)
+            return await self._task(row)
 
     async def on_subscribe_to_task(
         self, params: a2a_types.SubscribeToTaskRequest, context: ServerCallContext
@@ -530,7 +677,7 @@ class CairnRequestHandler(RequestHandler):
             try:
                 while True:
                     await self.runs.wait(run)
-                    await self.push.notify(self.app_name, await self._task(row))
+                    await self._notify_stop(row)
                     if row.task_id not in self._rewatch:
                         return
                     self._rewatch.discard(row.task_id)
@@ -541,6 +688,32 @@ class CairnRequestHandler(RequestHandler):
                 self._rewatch.discard(row.task_id)
 
         self._watchers[row.task_id] = asyncio.create_task(watch())
+
+    def _where(self, row: A2aTask) -> tuple[str, str, str]:
+        return (self.app_name, row.user_id, row.session_id)
+
+    def _at(self, row: A2aTask) -> tuple[str, str]:
+        return (self.app_name, row.task_id)
+
+    async def _notify_stop(self, row: A2aTask) -> None:
+        """Notify the task's push configs of its current stop, unless another server (or
+        watcher) has claimed that stop: one notification per stop."""
+        record = await self._record(row)
+        stop = stop_of(record)
+        if stop is None or not await self._claim(row, stop):
+            return
+        await self.push.notify(self.app_name, await build_task(record, self._loader(row)))
+        await self.store.finish_push(*self._at(row), stop)
+
+    async def _claim(self, row: A2aTask, stop: str) -> bool:
+        """Claim the stop's notification: a new claim, or one whose holder is gone (its
+        process exited on this host) without having sent it."""
+        if await self.store.claim_push(*self._at(row), stop, self.holder):
+            return True
+        held = await self.store.push_claim(*self._at(row), stop)
+        if held is None or held.done or not holder_is_gone(held.holder):
+            return False
+        return await self.store.claim_push(*self._at(row), stop, self.holder, replacing=held.holder)
 
     async def on_create_task_push_notification_config(
         self, params: a2a_types.TaskPushNotificationConfig, context: ServerCallContext

@@ -6,6 +6,10 @@ webhook machinery (``cairn.runs.webhooks``): the URL is checked the same way (ht
 delivery is signed (``Cairn-Signature``) when ``CAIRN_WEBHOOK_SECRET`` is set. The config's
 ``token`` goes in ``X-A2A-Notification-Token`` and its ``authentication`` in ``Authorization``,
 as the A2A SDK sends them.
+
+Which stop of a task is notified, and by whom, is the handler's (``CairnRequestHandler``): each
+stop is claimed in the store, so of all the servers watching a task one sends it, and a
+server that starts watches again the tasks whose runs are active.
 """
 
 from __future__ import annotations

@@ -75,12 +75,54 @@ class A2aApps:
         self.context = context
         self.server = server
         self._routers: dict[str, Router] = {}
-        self._handlers: list[CairnRequestHandler] = []
+        self._handlers: dict[str, CairnRequestHandler] = {}
         self._lock = asyncio.Lock()
+        self._rearming: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Re-arm the push notifications of every app's tasks (in the background): the
+        process that watched them may have stopped."""
+        self._rearming = asyncio.create_task(self._rearm())
+
+    async def _rearm(self) -> None:
+        try:
+            tasks = await a2a_store_for(self.context.sessions).list_push_tasks()
+            for app_name in dict.fromkeys(task.app_name for task in tasks):
+                try:
+                    async with self._lock:
+                        handler = await self._handler(app_name)
+                except Exception:
+                    logger.warning("A2A push notifications of app %r not re-armed", app_name)
+                    continue
+                await handler.rearm()
+        except Exception:
+            logger.exception("A2A push notifications not re-armed")
 
     async def close(self) -> None:
-        for handler in self._handlers:
+        if self._rearming is not None:
+            self._rearming.cancel()
+            await asyncio.gather(self._rearming, return_exceptions=True)
+        for handler in self._handlers.values():
             await handler.aclose()
+
+    async def _handler(
+        self, app_name: str, card: a2a_types.AgentCard | None = None
+    ) -> CairnRequestHandler:
+        """The app's handler in this process (made once; call it holding the lock)."""
+        handler = self._handlers.get(app_name)
+        if handler is None:
+            runner = await self.context.runner(app_name)
+            handler = CairnRequestHandler(
+                app_name=app_name,
+                runs=self.context.runs,
+                a2a_store=a2a_store_for(self.context.sessions),
+                agent_card=card or a2a_types.AgentCard(name=app_name),
+                artifacts=artifact_loader_for(runner),
+            )
+            self._handlers[app_name] = handler
+        elif card is not None:
+            handler.agent_card = card
+        return handler
 
     async def _router(self, app_name: str, base: str) -> Router:
         if app_name in self._routers:
@@ -95,14 +137,7 @@ class A2aApps:
                     card = AgentCardBuilder(
                         agent=runner.agent, rpc_url=base, rest_url=base + REST_SUFFIX
                     ).build_now()
-                handler = CairnRequestHandler(
-                    app_name=app_name,
-                    runs=self.context.runs,
-                    a2a_store=a2a_store_for(self.context.sessions),
-                    agent_card=card,
-                    artifacts=artifact_loader_for(runner),
-                )
-                self._handlers.append(handler)
+                handler = await self._handler(app_name, card)
                 self._routers[app_name] = Router(routes=a2a_routes(handler, card))
         return self._routers[app_name]
 

@@ -5,7 +5,10 @@ say what was said and done.
 (``auth-required`` when a credential is asked for) with the pending calls in the status
 message, ``done`` is ``completed`` with the final answer as the status message and as the
 artifact ``response``, ``failed`` is ``failed`` with the run's error, ``cancelled`` is
-``canceled``. Artifacts the agents saved during the run are artifacts of the task too.
+``canceled``. A run that ended ``done`` with an error event as its agents' last word (a model
+call that failed: the agent records the error and the run ends cleanly) is ``failed`` too,
+with that error as the status message, as google-adk's executor reports it. Artifacts the
+agents saved during the run are artifacts of the task too.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from cairn.a2a.converters.event_converter import (
     message_from_event,
 )
 from cairn.a2a.converters.part_converter import convert_genai_part_to_a2a_part
-from cairn.a2a.converters.utils import dict_to_struct, python_to_value
+from cairn.a2a.converters.utils import adk_metadata_key, dict_to_struct, python_to_value
 from cairn.events.event import Event
 from cairn.events.interrupts import Interrupt, is_record_event, pending_interrupts
 from cairn.sessions.a2a_store import A2aTask
@@ -147,9 +150,47 @@ def final_message(record: TaskRecord) -> a2a_types.Message | None:
     return None
 
 
+def error_event(record: TaskRecord) -> Event | None:
+    """The error a ``done`` run ended with: its invocation's last agent event, when that
+    event has an ``error_code`` (the agent recorded a failure, e.g. of its model call)."""
+    if record.run is None or record.run.status is not RunStatus.DONE:
+        return None
+    for event in reversed(record.events):
+        if event.author == "user" or event.partial:
+            continue
+        return event if event.error_code else None
+    return None
+
+
+def _error_message(record: TaskRecord, event: Event) -> a2a_types.Message:
+    """The error as the failed task's status message: its text, and its code under ADK's
+    ``adk_error_code`` metadata key."""
+    message = a2a_types.Message(
+        message_id=f"{event.id}-error",
+        role=a2a_types.Role.ROLE_AGENT,
+        parts=[a2a_types.Part(text=event.error_message or DEFAULT_ERROR_MESSAGE)],
+        task_id=record.task.task_id,
+        context_id=record.task.session_id,
+    )
+    message.metadata.CopyFrom(dict_to_struct({adk_metadata_key("error_code"): event.error_code}))
+    return message
+
+
+def stop_of(record: TaskRecord) -> str | None:
+    """The name of the task's current stop (its run ended or paused), the same in every
+    process: the run's status and the last event of the invocation. None while it runs."""
+    run = record.run
+    if run is None or run.status.active:
+        return None
+    last = record.events[-1].id if record.events else "-"
+    return f"{run.status.value}:{last}"
+
+
 def state_of(record: TaskRecord) -> a2a_types.TaskState:
     if record.run is None:
         return TaskState.TASK_STATE_SUBMITTED
+    if error_event(record) is not None:
+        return TaskState.TASK_STATE_FAILED
     if record.run.status is RunStatus.PAUSED and any(
         i.kind == "credential" for i in record.pending()
     ):
@@ -170,6 +211,8 @@ def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
         message = pause_message(record)
     elif state == TaskState.TASK_STATE_COMPLETED:
         message = final_message(record)
+    elif state == TaskState.TASK_STATE_FAILED and (failure := error_event(record)) is not None:
+        message = _error_message(record, failure)
     elif state == TaskState.TASK_STATE_FAILED and run is not None:
         error = run.error or {}
         text = str(error.get("message") or DEFAULT_ERROR_MESSAGE)

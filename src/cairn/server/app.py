@@ -80,12 +80,15 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
 
     install_tracing(context)
     closing: list[Callable[[], Awaitable[None]]] = []
+    starting: list[Callable[[], Awaitable[None]]] = []
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
             await context.runs.executor.start()  # takes over runs whose process died
             await context.schedules.start()  # fires schedules; delivers pending webhooks
+            for start in starting:
+                await start()
             yield
         finally:
             for close in closing:
@@ -135,7 +138,9 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
     if settings.a2a:
         from cairn.a2a.serving import install_a2a  # needs the a2a-sdk: cairn[a2a]
 
-        closing.append(install_a2a(app, context).close)
+        a2a_apps = install_a2a(app, context)
+        starting.append(a2a_apps.start)  # re-arms push notifications
+        closing.append(a2a_apps.close)
     if settings.web:
         from cairn.server.routes import evals  # the dev UI's evaluation (ADK's dev server)
         from cairn.web import STATIC_DIR  # only a server with the UI needs its files

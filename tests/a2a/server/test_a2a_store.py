@@ -1,6 +1,8 @@
 """The A2A rows beside the runs, on every store: a message id is claimed once (of two claims,
-one wins and the other learns the task), tasks are found by id, push configs are kept; a
-database at revision 0008 gains the tables in place."""
+one wins and the other learns the task), tasks are found by id, push configs are kept, the
+tasks with push configs are listed, a stop's notification is claimed once (and taken over
+only from a holder that has not done it); a database at revision 0008 gains the tables in
+place."""
 
 from __future__ import annotations
 
@@ -70,6 +72,43 @@ async def test_messages_tasks_and_push_configs(kind: str, tmp_path: Path) -> Non
         assert [c.config_id for c in await store.list_push_configs("app", winner)] == ["a"]
 
 
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres", "mariadb"])
+async def test_tasks_with_push_configs_and_one_claim_per_stop(kind: str, tmp_path: Path) -> None:
+    async with session_store(kind, tmp_path) as sessions:
+        store = a2a_store_for(sessions)
+        for app, task, at in (("app", "t-1", 1.0), ("app", "t-2", 2.0), ("other", "t-3", 3.0)):
+            await store.record_task(A2aTask(app, task, "u", "s", at))
+        await store.record_task(A2aTask("app", "quiet", "u", "s", 0.5))  # no config
+        for app, task in (("app", "t-2"), ("app", "t-1"), ("other", "t-3"), ("app", "t-1")):
+            config_id = f"c-{len(await store.list_push_configs(app, task))}"
+            await store.set_push_config(A2aPushConfig(app, task, config_id, {"url": "x"}, 1.0))
+        assert [t.task_id for t in await store.list_push_tasks("app")] == ["t-1", "t-2"]
+        assert [t.task_id for t in await store.list_push_tasks()] == ["t-1", "t-2", "t-3"]
+        await store.delete_push_config("app", "t-2", "c-0")
+        assert [t.task_id for t in await store.list_push_tasks("app")] == ["t-1"]
+
+        # Of five servers claiming one stop at once, one notifies it.
+        stop = "done:event-9"
+        claims = await asyncio.gather(
+            *(store.claim_push("app", "t-1", stop, f"server-{i}") for i in range(5))
+        )
+        assert claims.count(True) == 1
+        winner = f"server-{claims.index(True)}"
+        held = await store.push_claim("app", "t-1", stop)
+        assert held is not None and (held.holder, held.done) == (winner, False)
+        assert await store.push_claim("app", "t-1", "paused:event-4") is None
+        # Taken over only from the holder named, and only while not done.
+        assert not await store.claim_push("app", "t-1", stop, "late", replacing="someone-else")
+        assert await store.claim_push("app", "t-1", stop, "heir", replacing=winner)
+        await store.finish_push("app", "t-1", stop)
+        held = await store.push_claim("app", "t-1", stop)
+        assert held is not None and (held.holder, held.done) == ("heir", True)
+        assert not await store.claim_push("app", "t-1", stop, "late", replacing="heir")
+        assert not await store.claim_push("app", "t-1", stop, "late")
+        # Another stop of the task is claimed on its own.
+        assert await store.claim_push("app", "t-1", "paused:event-4", "late")
+
+
 def revision_0008(connection: Connection) -> None:
     command.upgrade(_alembic_config(connection), "0008")
 
@@ -82,5 +121,5 @@ async def test_a_revision_0008_database_gains_the_a2a_tables(tmp_path: Path) -> 
     await engine.dispose()
     async with DatabaseSessionService(url) as store:
         report = await store.migrate()
-        assert (report.from_revision, report.applied) == ("0008", ["0009"])
+        assert (report.from_revision, report.applied) == ("0008", ["0009", "0010"])
         await a2a_store_for(store).record_task(A2aTask("app", "t", "u", "s", 1.0))

@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from a2a.types import (
     AuthenticationInfo,
+    CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
     GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
     TaskPushNotificationConfig,
     TaskState,
 )
 from tests.a2a.server.conftest import Connect, root_agent, said
+from tests.support.waiting import until
 from tests.support.webhook_receiver import Reply, webhook_receiver
 
 from cairn.a2a.utils.agent_to_a2a import to_a2a
@@ -87,3 +91,28 @@ async def test_a_url_outside_the_allowed_hosts_is_refused(
         )
         with pytest.raises(Exception, match="not in CAIRN_WEBHOOK_HOSTS"):
             await client.create_task_push_notification_config(config)
+
+
+async def test_a_cancelled_task_is_notified_once(connect: Connect, tmp_path: Path) -> None:
+    """The task's watcher and the cancel both see the stop; the one that claims it sends."""
+    with webhook_receiver() as receiver:
+        async with connect(to_a2a(root_agent("gate")), streaming=False) as client:
+            request = said(str(tmp_path / "never"))
+            request.configuration.return_immediately = True
+            request.configuration.task_push_notification_config.CopyFrom(
+                TaskPushNotificationConfig(url=receiver.url)
+            )
+            [started] = [r async for r in client.send_message(request)]
+            task_id = started.task.id
+
+            async def working() -> bool:
+                read = await client.get_task(GetTaskRequest(id=task_id))
+                return bool(read.status.state == TaskState.TASK_STATE_WORKING)
+
+            await until(working, "the gate's task working")
+            cancelled = await client.cancel_task(CancelTaskRequest(id=task_id))
+            await asyncio.to_thread(receiver.wait_for, 1)
+        # the server has stopped (its watchers with it): nothing more can arrive
+    states = [json.loads(r.body)["task"]["status"]["state"] for r in receiver.received]
+    assert states == ["TASK_STATE_CANCELED"]
+    assert cancelled.status.state == TaskState.TASK_STATE_CANCELED

@@ -283,13 +283,14 @@ class Delivery:
         if event is None:
             event = Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch)
         event.partial = None
-        if state in _FAILED_STATES and not event.error_code:
+        if state in _FAILED_STATES and not event.error_message:
             said = (
                 "\n".join(p.text for p in (event.content.parts or []) if p.text)
                 if event.content
                 else ""
             )
-            event.error_code = state_name(state or 0)
+            # The remote's own code when it sent one (adk_error_code: a failed model call)
+            event.error_code = event.error_code or state_name(state or 0)
             event.error_message = (
                 f"remote agent {agent.name!r}: its task {task_id} ended "
                 f"{state_name(state or 0)}" + (f": {said}" if said else "")

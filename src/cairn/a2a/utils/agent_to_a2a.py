@@ -26,6 +26,7 @@ from cairn.a2a.routes import REST_SUFFIX, a2a_routes
 from cairn.a2a.tasks import ArtifactLoader
 from cairn.a2a.utils.agent_card_builder import AgentCardBuilder
 from cairn.agents.base_agent import BaseAgent
+from cairn.agents.run_config import RunConfig
 from cairn.apps.app import App
 from cairn.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from cairn.runners.runner import Runner
@@ -89,6 +90,7 @@ def to_a2a(
     agent_executor_factory: Any = None,
     security_schemes: dict[str, a2a_types.SecurityScheme] | None = None,
     default_skill_security: list[dict[str, list[str]]] | None = None,
+    run_config: RunConfig | None = None,
 ) -> Starlette:
     """Serve ``agent`` (an agent, workflow or ``App``) over A2A; run the result with uvicorn.
 
@@ -97,7 +99,10 @@ def to_a2a(
     in-memory stores (tasks last as long as the process). ``task_store``,
     ``push_config_store`` and ``agent_executor_factory`` are accepted for google-adk's
     signature and not used: cairn keeps tasks and push configs in its own store, beside the
-    runs, and executes tasks as runs.
+    runs, and executes tasks as runs. ``run_config=RunConfig(streaming_mode=StreamingMode.SSE)``
+    runs tasks streaming, and streams forward the model's partial text (a cairn addition:
+    google-adk sets this in its executor's request converter); only ``streaming_mode`` is
+    taken from it.
     """
     for name, value in (
         ("task_store", task_store),
@@ -149,11 +154,13 @@ def to_a2a(
         a2a_store=a2a_store_for(sessions),
         agent_card=card,
         artifacts=artifact_loader_for(chosen),
+        run_config=run_config,
     )
 
     @contextlib.asynccontextmanager
     async def serving(app: Starlette) -> AsyncIterator[None]:
         await executor.start()
+        handler.start()  # watches again the tasks whose push notifications are due
         try:
             if lifespan is not None:
                 async with lifespan(app):

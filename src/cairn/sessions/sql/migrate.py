@@ -18,7 +18,7 @@ from cairn.errors import CairnError
 from cairn.sessions.sql.schema import TABLES, VERSION_TABLE
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 """The newest revision in ``migrations`` (a test keeps the two equal): a database already
 there is recognised without loading alembic."""
 _LOCK_NAME = "cairn_migrations"

@@ -28,7 +28,8 @@
 - ``cairn_schedules``: one row per cron schedule: what to run, where, and when it is next due.
 - ``cairn_a2a_tasks``, ``cairn_a2a_messages``, ``cairn_a2a_push_configs``: what an A2A
   server keeps beside the runs (``cairn.sessions.a2a_store``): the session of each task,
-  the id of each message it acted on (its idempotency key), and the tasks' push configs.
+  the id of each message it acted on (its idempotency key), and the tasks' push configs;
+  ``cairn_a2a_push_sent``: who notifies each stop of a task, and whether it has.
 
 Migrations in ``migrations/versions`` create exactly this; a test compares them.
 """
@@ -351,6 +352,17 @@ a2a_push_configs = Table(
     Column("created_at", Double, nullable=False),
 )
 
+a2a_push_sent = Table(
+    "cairn_a2a_push_sent",
+    metadata,
+    Column("app_name", String(KEY_LENGTH), primary_key=True),
+    Column("task_id", String(KEY_LENGTH), primary_key=True),
+    Column("stop", String(KEY_LENGTH * 2), primary_key=True),
+    Column("holder", String(KEY_LENGTH * 2), nullable=False),
+    Column("done", Boolean, nullable=False),
+    Column("claimed_at", Double, nullable=False),
+)
+
 VERSION_TABLE = "cairn_alembic_version"
 
 TABLES = {
@@ -369,5 +381,6 @@ TABLES = {
         a2a_tasks,
         a2a_messages,
         a2a_push_configs,
+        a2a_push_sent,
     )
 }
