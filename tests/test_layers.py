@@ -48,6 +48,7 @@ LEVEL = {
     "labs": 8,
     "version": 0,
     "lazy_names": 0,
+    "serving_gc": 0,
     "evaluation": 10,
 }
 TOP_LEVEL_USERS = {"cli", "server", "web", "testing"}  # may import the `cairn` facade

@@ -400,7 +400,7 @@ class CairnRequestHandler(RequestHandler):
                 if first is not None:
                     return stored, first, None  # a resent message: the first one's task
         row = A2aTask(self.app_name, earlier or task_id, user_id, session_id, time.time())
-        await self._ensure_session(user_id, session_id)
+        await self._ensure_session(user_id, session_id, new=not message.context_id)
         with contextlib.suppress(AlreadyExistsError):
             await self.store.record_task(row)
         try:
@@ -419,14 +419,16 @@ class CairnRequestHandler(RequestHandler):
             return row, run, None
         return row, started.run, started.events
 
-    async def _ensure_session(self, user_id: str, session_id: str) -> None:
+    async def _ensure_session(self, user_id: str, session_id: str, *, new: bool) -> None:
+        """Create the conversation's session unless it exists (``new``: its id was just made
+        here, so there is nothing to look up first)."""
         sessions = self.runs.sessions
         key: dict[str, Any] = {
             "app_name": self.app_name,
             "user_id": user_id,
             "session_id": session_id,
         }
-        if await sessions.get_session(**key) is None:
+        if new or await sessions.get_session(**key) is None:
             with contextlib.suppress(AlreadyExistsError):
                 await sessions.create_session(**key)
 

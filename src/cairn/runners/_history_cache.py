@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cairn.events.event import Event
 from cairn.events.rewind import is_rewind, live_events
@@ -27,6 +27,19 @@ class _Entry:
     """The live events (no rewind took them back) when ``events`` holds a rewind."""
     live_scanned: int = 0
     """How many of ``events`` ``live`` accounts for."""
+    unparsed: list[str] = field(default_factory=list)
+    """The stored JSON of events remembered after ``events``, parsed when next loaded (a
+    session that is not loaded again never pays for it)."""
+
+    @property
+    def count(self) -> int:
+        return len(self.events) + len(self.unparsed)
+
+    def parse(self) -> None:
+        """Move the remembered events into ``events``, parsed as a read would return them."""
+        if self.unparsed:
+            self.events.extend(Event.model_validate_json(raw) for raw in self.unparsed)
+            self.unparsed.clear()
 
 
 class HistoryCache:
@@ -49,8 +62,8 @@ class HistoryCache:
     (``log=True``: every event loaded, rewound ones included).
 
     ``remember`` takes in an event this Runner has just appended, as a read would
-    return it (parsed from its stored JSON), so the next turn or resume in this
-    process reads only what others appended since.
+    return it (its stored JSON, parsed when the session is next loaded), so the
+    next turn or resume in this process reads only what others appended since.
     """
 
     def __init__(self, capacity: int = 256) -> None:
@@ -92,11 +105,11 @@ class HistoryCache:
         entry = self._entries.get(key)
         if entry is None or session.revision != entry.revision + 1:
             return
-        if entry.offset + len(entry.events) != entry.revision:
+        if entry.offset + entry.count != entry.revision:
             return
         # What the store returns for it: the stored form, through its JSON (an output
         # tuple comes back a list, a model a dict), never an object the caller holds.
-        entry.events.append(Event.model_validate_json(stored_form(event).to_json()))
+        entry.unparsed.append(stored_form(event).to_json())
         entry.revision = session.revision
 
     async def _read(
@@ -104,6 +117,7 @@ class HistoryCache:
     ) -> tuple[Session, _Entry] | None:
         cached = self._entries.get(key)
         if cached is not None:
+            cached.parse()
             # One read: state, revision, and the events after the last cached one (that one
             # included, to check that the history still continues from it).
             since = max(cached.revision - 1, 0)

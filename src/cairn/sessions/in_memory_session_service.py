@@ -89,8 +89,20 @@ class _StoredSession:
     timestamps: list[float] = field(default_factory=list)
     running_max_timestamps: list[float] = field(default_factory=list)
     """running_max_timestamps[i] = max(timestamps[: i + 1]); sorted, so it can be bisected."""
+    invocations: dict[str, list[int]] = field(default_factory=dict)
+    """Each invocation's events, as indexes into ``events``, in append order."""
     name: str | None = None
     forked_from: SessionLineage | None = None
+
+    def add(self, raw: str, event: Event) -> None:
+        """Keep ``event`` (``raw`` is its stored JSON) as the newest event."""
+        index = len(self.events)
+        self.event_index[event.id] = index
+        self.invocations.setdefault(event.invocation_id, []).append(index)
+        self.events.append(raw)
+        self.timestamps.append(event.timestamp)
+        running = self.running_max_timestamps
+        running.append(max(running[-1], event.timestamp) if running else event.timestamp)
 
 
 class InMemorySessionService(BaseSessionService):
@@ -268,11 +280,7 @@ class InMemorySessionService(BaseSessionService):
             forked_from=forked_from,
         )
         for raw, event in zip(raws, events, strict=True):
-            stored.event_index[event.id] = len(stored.events)
-            stored.events.append(raw)
-            stored.timestamps.append(event.timestamp)
-            running = stored.running_max_timestamps
-            running.append(max(running[-1], event.timestamp) if running else event.timestamp)
+            stored.add(raw, event)
         with self._lock:
             if self._find(app_name, user_id, session_id) is not None:
                 raise SessionAlreadyExistsError(
@@ -439,11 +447,7 @@ class InMemorySessionService(BaseSessionService):
                 }[scope]
                 if owner is not None:
                     owner.pop(name, None)
-            stored.event_index[event.id] = len(stored.events)
-            stored.events.append(raw)
-            stored.timestamps.append(event.timestamp)
-            running = stored.running_max_timestamps
-            running.append(max(running[-1], event.timestamp) if running else event.timestamp)
+            stored.add(raw, event)
             stored.revision += 1
             stored.last_update_time = max(stored.last_update_time, event.timestamp)
             return stored.revision, stored.last_update_time
@@ -523,6 +527,20 @@ class InMemorySessionService(BaseSessionService):
         events = [Event.model_validate_json(raw) for raw in window]
         next_cursor = encode_cursor(direction, [last_seq]) if more and window else None
         return EventPage(events=events, next_cursor=next_cursor)
+
+    async def list_invocation_events(
+        self, *, app_name: str, user_id: str, session_id: str, invocation_id: str
+    ) -> list[Event]:
+        """The invocation's events, read through its index (not the whole log)."""
+        check_ids(app_name, user_id, session_id)
+        with self._lock:
+            stored = self._find(app_name, user_id, session_id)
+            if stored is None:
+                raise SessionNotFoundError(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+            raws = [stored.events[i] for i in stored.invocations.get(invocation_id, ())]
+        return [Event.model_validate_json(raw) for raw in raws]
 
     # -- leases --------------------------------------------------------------------------
     async def acquire_session_lease(

@@ -45,8 +45,10 @@ class SqliteSessionService(SqlSessionStore):
     readers never wait. Reads, and writes that must wait for another writer,
     run on one thread per service; an append or a lease while the file is free
     runs at once on the caller's thread (a thread hop costs more than that
-    transaction), so the event loop waits only for SQLite's commit (with
-    ``"FULL"``, one flush to disk), never for another writer.
+    transaction), so the event loop waits only for SQLite's commit, never for
+    another writer. With ``"FULL"``, an append then waits (off the event loop)
+    for a flush of the file's log that the appends of the moment share (group
+    commit: ``cairn.sessions.sql.wal_flush``).
     """
 
     database: SqliteDatabase

@@ -95,6 +95,19 @@ def _tracer() -> trace.Tracer:
     return trace.get_tracer("cairn", __version__)
 
 
+def _tracing() -> bool:
+    """Whether the application has set a tracer provider (until then every span is a no-op,
+    so none is started nor made current: an untraced invocation pays nothing for tracing)."""
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def _current(span: Span) -> contextlib.AbstractContextManager[object]:
+    """``span`` made current (nothing to do for the no-op span of an untraced process)."""
+    if span is trace.INVALID_SPAN:
+        return contextlib.nullcontext()
+    return trace.use_span(span, record_exception=False, set_status_on_exception=False)
+
+
 @contextlib.contextmanager
 def _span(
     name: str,
@@ -107,7 +120,11 @@ def _span(
 
     A provider configured later is used (the API's proxy tracer forwards to it).
     """
-    span = _tracer().start_span(name, kind=kind, attributes=attributes)
+    span = (
+        _tracer().start_span(name, kind=kind, attributes=attributes)
+        if _tracing()
+        else trace.INVALID_SPAN
+    )
     started = time.perf_counter()
     error_type: str | None = None
     try:
@@ -126,14 +143,14 @@ def _span(
 async def _steps_in(span: Span, events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
     try:
         while True:
-            with trace.use_span(span, record_exception=False, set_status_on_exception=False):
+            with _current(span):
                 try:
                     item = await anext(events)
                 except StopAsyncIteration:
                     return
             yield item
     finally:
-        with trace.use_span(span, record_exception=False, set_status_on_exception=False):
+        with _current(span):
             await events.aclose()
 
 
@@ -279,7 +296,7 @@ def tool_span(ctx: Invocation, tool_name: str, call_id: str | None) -> Iterator[
 
     with (
         _span(f"execute_tool {tool_name}", attributes, measure=measure) as span,
-        trace.use_span(span, record_exception=False, set_status_on_exception=False),
+        _current(span),
     ):
         yield span
 

@@ -48,7 +48,7 @@ def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
 def dict_to_struct(values: dict[str, Any]) -> struct_pb2.Struct:
     """A plain JSON dict as a protobuf Struct (A2A metadata)."""
     struct = struct_pb2.Struct()
-    json_format.ParseDict(values, struct)
+    struct.update(values)  # the well-known type's own filling: no JSON parser
     return struct
 
 
@@ -59,6 +59,6 @@ def value_to_python(value: struct_pb2.Value) -> Any:
 
 def python_to_value(data: Any) -> struct_pb2.Value:
     """Plain JSON as a protobuf Value (an A2A data part's content)."""
-    value = struct_pb2.Value()
-    json_format.ParseDict(data, value)
-    return value
+    holder = struct_pb2.Struct()
+    holder.update({"value": data})
+    return holder.fields["value"]

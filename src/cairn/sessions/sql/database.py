@@ -9,9 +9,11 @@ came from, the retries, the schema's creation or migration on first use.
 
 - ``SqliteDatabase``: one SQLite file (sqlite3 and aiosqlite URLs alike), a sqlite3
   connection on a thread of its own, and one for the hot path's short writes on the calling
-  thread while the file is free (``direct``). A write begins ``IMMEDIATE``; a non-durable
-  one (a lease) skips the flush when the file is ``synchronous=FULL``. Waiting for another
-  process's write is sqlite3's busy timeout; a damaged file is ``StoreDamagedError``.
+  thread while the file is free (``direct``). A write begins ``IMMEDIATE``. With
+  ``synchronous=FULL`` a durable write returns once its commit is on disk, the writers of
+  the moment sharing one flush of the file's log (``wal_flush``: group commit); a
+  non-durable one (a lease) does not wait for the disk. Waiting for another process's
+  write is sqlite3's busy timeout; a damaged file is ``StoreDamagedError``.
 - ``EngineDatabase``: a SQLAlchemy async engine (PostgreSQL, MySQL/MariaDB), one
   pool per event loop, reads in repeatable-read snapshots. A deadlock or serialization
   failure is retried with backoff; a connection that died is replaced (a read runs again
@@ -58,6 +60,7 @@ from cairn.sessions.sql.mysql_direct import AIOMYSQL, ASYNCMY
 from cairn.sessions.sql.postgres_direct import POSTGRES
 from cairn.sessions.sql.sqlite_file import damage_of, prepare_sqlite_file
 from cairn.sessions.sql.sqlite_thread import SqliteThread
+from cairn.sessions.sql.wal_flush import WalFlusher
 from cairn.sessions.uninterrupted import uninterrupted
 
 T = TypeVar("T")
@@ -180,8 +183,13 @@ class SqliteDatabase(Database):
     there. A short write of the hot path (``direct``: an append, a lease) runs at once on
     the calling thread on the other connection when the write lock is free, because handing
     it to a thread costs more than the transaction itself: the caller waits for SQLite's
-    commit (with ``synchronous=FULL``, one flush to disk), never for another writer, since
-    that connection does not wait (busy timeout 0) and the write goes to the thread instead.
+    commit, never for another writer, since that connection does not wait (busy timeout 0)
+    and the write goes to the thread instead.
+
+    With ``synchronous=FULL`` on a file in WAL mode, both connections commit without
+    flushing (``NORMAL``) and a durable write then waits for a flush of the log shared with
+    the other writers of the moment (``WalFlusher``), never holding up the event loop for
+    the disk.
     """
 
     dialect = "sqlite"
@@ -219,6 +227,8 @@ class SqliteDatabase(Database):
         """Held while a calling thread uses ``_now`` (a store may serve several event loops)."""
         self._now_from = 0.0
         """``time.monotonic()`` from which writes may run on the calling thread again."""
+        self._flusher = WalFlusher(path) if path is not None and synchronous == "FULL" else None
+        """Flushes the log for durable writes; None: each commit is as ``synchronous`` says."""
 
     @property
     def engine(self) -> AsyncEngine:
@@ -248,9 +258,27 @@ class SqliteDatabase(Database):
             poolclass=SingletonThreadPool,
             connect_args={"timeout": self.busy_timeout, "check_same_thread": False},
         )
-        install_sqlite_settings(engine, self.synchronous, self.busy_timeout)
+        install_sqlite_settings(engine, self._commit_synchronous(), self.busy_timeout)
         self._migrated = False
-        return engine.connect()
+        connection = engine.connect()
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        if self._flusher is not None and not _in_wal_mode(driver):
+            # The file cannot be in WAL mode (a file system without shared memory): each
+            # commit flushes itself.
+            self._flusher = None
+            driver.execute(f"PRAGMA synchronous = {self.synchronous}")
+        return connection
+
+    def _commit_synchronous(self) -> Synchronous:
+        """What the connections commit with: ``NORMAL`` when the flusher makes writes
+        durable, else the chosen ``synchronous``."""
+        return "NORMAL" if self._flusher is not None else self.synchronous
+
+    async def _durable(self) -> None:
+        """Return once the commits that ended before this call are on disk."""
+        if self._flusher is not None:
+            await uninterrupted(self._flusher.flushed(self._flusher.committed()))
 
     def _disconnect(self, connection: Connection) -> None:
         with self._now_turn:
@@ -276,7 +304,7 @@ class SqliteDatabase(Database):
         """
         driver = connection.connection.driver_connection
         assert driver is not None
-        relaxed = self.synchronous == "FULL" and not durable
+        relaxed = self._commit_synchronous() == "FULL" and not durable
         if relaxed:  # e.g. a lease: no need to wait for the disk
             driver.execute("PRAGMA synchronous = NORMAL")
         try:
@@ -296,12 +324,14 @@ class SqliteDatabase(Database):
             now = sqlite3.connect(
                 self.path, timeout=0, isolation_level=None, check_same_thread=False
             )
-            now.execute(f"PRAGMA synchronous = {self.synchronous}")
+            now.execute(f"PRAGMA synchronous = {self._commit_synchronous()}")
             self._now = now
         return report
 
     async def migrate(self) -> MigrationReport:
-        return await self._thread.run(self._migrate_on)
+        report = await self._thread.run(self._migrate_on)
+        await self._durable()
+        return report
 
     async def transaction(
         self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
@@ -313,7 +343,10 @@ class SqliteDatabase(Database):
                 self._migrate_on(connection)
             return self._in_transaction(connection, begin, operation, args, durable)
 
-        return await self._thread.run(work)
+        result = await self._thread.run(work)
+        if write and durable:
+            await self._durable()
+        return result
 
     async def direct(
         self, operation: Callable[..., T], *args: Any, write: bool, durable: bool = True
@@ -327,6 +360,8 @@ class SqliteDatabase(Database):
             finally:
                 self._now_turn.release()
             if done:
+                if durable:
+                    await self._durable()
                 return cast(T, result)
 
         def on_driver(connection: Connection, *args: Any) -> T:
@@ -342,7 +377,7 @@ class SqliteDatabase(Database):
         now = self._now
         if now is None:
             return False, None
-        relaxed = self.synchronous == "FULL" and not durable
+        relaxed = self._commit_synchronous() == "FULL" and not durable
         started = time.monotonic()
         try:
             if relaxed:
@@ -375,9 +410,16 @@ class SqliteDatabase(Database):
 
     async def close(self) -> None:
         await self._thread.close()
+        if self._flusher is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._flusher.close)
         found = self._engines.pop(asyncio.get_running_loop(), None)
         if found is not None:
             await found.dispose()
+
+
+def _in_wal_mode(driver: Any) -> bool:
+    row = driver.execute("PRAGMA journal_mode").fetchone()
+    return bool(row) and str(row[0]).lower() == "wal"
 
 
 # -- any database through a SQLAlchemy async engine ------------------------------------------------

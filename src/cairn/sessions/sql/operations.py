@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     and_,
+    bindparam,
     delete,
     func,
     insert,
@@ -393,12 +394,26 @@ def list_invocation_events(
     connection: Connection, key: SessionKey, invocation_id: str
 ) -> list[Event] | None:
     """The invocation's events in append order (through the by-invocation index)."""
-    exists = connection.execute(select(sessions.c.revision).where(_is(sessions, key))).first()
-    if exists is None:
+    where = {"key_app": key[0], "key_user": key[1], "key_session": key[2]}
+    if connection.execute(_SESSION_REVISION, where).first() is None:
         return None
-    query = (
-        select(events.c.event)
-        .where(_is(events, key), events.c.invocation_id == invocation_id)
-        .order_by(events.c.seq)
+    rows = connection.execute(_INVOCATION_EVENTS, {**where, "invocation": invocation_id})
+    return decode_events(row.event for row in rows)
+
+
+def _is_bound(table: Any) -> ColumnElement[bool]:
+    """``_is(table, key)`` with the key as parameters ``key_app``, ``key_user`` and
+    ``key_session``: a statement built once (building one costs more than running it)."""
+    return and_(
+        table.c.app_name == bindparam("key_app"),
+        table.c.user_id == bindparam("key_user"),
+        table.c.session_id == bindparam("key_session"),
     )
-    return decode_events(row.event for row in connection.execute(query))
+
+
+_SESSION_REVISION = select(sessions.c.revision).where(_is_bound(sessions))
+_INVOCATION_EVENTS = (
+    select(events.c.event)
+    .where(_is_bound(events), events.c.invocation_id == bindparam("invocation"))
+    .order_by(events.c.seq)
+)

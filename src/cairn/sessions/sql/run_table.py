@@ -20,7 +20,19 @@ import json
 from collections.abc import Callable, Collection
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, delete, false, insert, null, select, true, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    delete,
+    false,
+    insert,
+    null,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -158,13 +170,19 @@ def _schedule(row: Any) -> StoredSchedule:
     )
 
 
-def _is_run(key: RunKey) -> ColumnElement[bool]:
-    return and_(
-        runs.c.app_name == key[0],
-        runs.c.user_id == key[1],
-        runs.c.session_id == key[2],
-        runs.c.run_id == key[3],
-    )
+_RUN_KEY = and_(
+    runs.c.app_name == bindparam("key_app"),
+    runs.c.user_id == bindparam("key_user"),
+    runs.c.session_id == bindparam("key_session"),
+    runs.c.run_id == bindparam("key_run"),
+)
+"""One run by its key, built once (building a clause costs more than running it on SQLite);
+``_run_key(key)`` gives its parameters."""
+_SELECT_RUN = select(runs).where(_RUN_KEY)
+
+
+def _run_key(key: RunKey) -> dict[str, str]:
+    return {"key_app": key[0], "key_user": key[1], "key_session": key[2], "key_run": key[3]}
 
 
 def _is_schedule(app_name: str, user_id: str, schedule_id: str) -> ColumnElement[bool]:
@@ -183,7 +201,7 @@ def _create_run(connection: Connection, row: dict[str, Any]) -> int:
 
 
 def _select_run(connection: Connection, key: RunKey) -> StoredRun | None:
-    row = connection.execute(select(runs).where(_is_run(key))).one_or_none()
+    row = connection.execute(_SELECT_RUN, _run_key(key)).one_or_none()
     return None if row is None else _run(row)
 
 
@@ -202,11 +220,11 @@ def _update_run(
     values: dict[str, Any],
 ) -> StoredRun | None:
     if values:
-        statement = update(runs).where(_is_run(key), *expect).values(values)
-        if connection.execute(statement).rowcount != 1:
+        statement = update(runs).where(_RUN_KEY, *expect).values(values)
+        if connection.execute(statement, _run_key(key)).rowcount != 1:
             return None
         return _select_run(connection, key)
-    row = connection.execute(select(runs).where(_is_run(key), *expect)).one_or_none()
+    row = connection.execute(select(runs).where(_RUN_KEY, *expect), _run_key(key)).one_or_none()
     return None if row is None else _run(row)
 
 
