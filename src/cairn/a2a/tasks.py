@@ -14,6 +14,7 @@ agents saved during the run are artifacts of the task too.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 
@@ -77,11 +78,35 @@ class TaskRecord:
 
     def pending(self) -> list[Interrupt]:
         """The invocation's interrupts that wait for an answer."""
-        return [
+        return list(self._pending)
+
+    # A record is read once per answer; what several parts of the answer need is worked out
+    # once (a frozen dataclass still takes a cached_property: it writes the instance dict).
+    @functools.cached_property
+    def _pending(self) -> tuple[Interrupt, ...]:
+        return tuple(
             interrupt
             for interrupt in pending_interrupts(list(self.events))
             if interrupt.invocation_id == self.task.task_id and interrupt.kind != "interrupted"
-        ]
+        )
+
+    @functools.cached_property
+    def state(self) -> a2a_types.TaskState:
+        """The task's A2A state (``state_of``)."""
+        if self.run is None:
+            return TaskState.TASK_STATE_SUBMITTED
+        if error_event(self) is not None:
+            return TaskState.TASK_STATE_FAILED
+        if self.run.status is RunStatus.PAUSED and any(
+            i.kind == "credential" for i in self._pending
+        ):
+            return TaskState.TASK_STATE_AUTH_REQUIRED
+        return _STATES[self.run.status]
+
+    @functools.cached_property
+    def final(self) -> a2a_types.Message | None:
+        """The agents' last answer of the invocation (``final_message``)."""
+        return _final_message(self)
 
 
 def _message(record: TaskRecord, event: Event) -> a2a_types.Message | None:
@@ -126,6 +151,10 @@ def pause_message(record: TaskRecord) -> a2a_types.Message | None:
 
 def final_message(record: TaskRecord) -> a2a_types.Message | None:
     """The agents' last answer of the invocation (its last final response with parts)."""
+    return record.final
+
+
+def _final_message(record: TaskRecord) -> a2a_types.Message | None:
     for event in reversed(record.events):
         if event.author == "user" or event.partial or not event.is_final_response():
             continue
@@ -187,15 +216,7 @@ def stop_of(record: TaskRecord) -> str | None:
 
 
 def state_of(record: TaskRecord) -> a2a_types.TaskState:
-    if record.run is None:
-        return TaskState.TASK_STATE_SUBMITTED
-    if error_event(record) is not None:
-        return TaskState.TASK_STATE_FAILED
-    if record.run.status is RunStatus.PAUSED and any(
-        i.kind == "credential" for i in record.pending()
-    ):
-        return TaskState.TASK_STATE_AUTH_REQUIRED
-    return _STATES[record.run.status]
+    return record.state
 
 
 def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
