@@ -44,7 +44,7 @@ from cairn.server.routes import (
 from cairn.server.services import Services
 from cairn.server.settings import ServerSettings
 from cairn.server.tracing import install_tracing
-from cairn.serving_gc import freeze_startup_objects
+from cairn.serving_gc import prepare_gc_for_serving
 
 
 class _CairnAPI(FastAPI):
@@ -85,7 +85,7 @@ def create_app(settings: ServerSettings, *, authenticate: Authenticate | None = 
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        freeze_startup_objects()
+        prepare_gc_for_serving()
         try:
             await context.runs.executor.start()  # takes over runs whose process died
             await context.schedules.start()  # fires schedules; delivers pending webhooks

@@ -243,6 +243,9 @@ class InMemoryRunStore(RunStore):
         self._of_user: dict[tuple[str, str], set[tuple[str, str, str, str]]] = {}
         """The keys of each (app, user)'s runs: a user's runs are listed without reading
         every run of the process (a server's A2A contexts are one user each)."""
+        self._open: set[tuple[str, str, str, str]] = set()
+        """The keys of runs still active or with a webhook to deliver: what the executor's
+        and the webhooks' sweeps read, without walking every run the process ever made."""
         self._schedules: dict[tuple[str, str, str], StoredSchedule] = {}
         self._seq = 0
         self._lock = threading.Lock()  # the Runner's sync ``run`` uses loops in threads
@@ -261,7 +264,14 @@ class InMemoryRunStore(RunStore):
             stored = dataclasses.replace(run, seq=self._seq)
             self._runs[key] = stored
             self._of_user.setdefault(key[:2], set()).add(key)
+            self._track(key, stored)
             return stored
+
+    def _track(self, key: tuple[str, str, str, str], run: StoredRun) -> None:
+        if run.status.active or (run.webhook and not run.webhook_done):
+            self._open.add(key)
+        else:
+            self._open.discard(key)
 
     async def get_run(
         self, app_name: str, user_id: str, session_id: str, run_id: str
@@ -310,6 +320,7 @@ class InMemoryRunStore(RunStore):
             if expect_owner is not None and run.owner != expect_owner:
                 return None
             self._runs[key] = changed = _changed(run, changes)
+            self._track(key, changed)
             return changed
 
     async def unfinished_runs(
@@ -318,7 +329,7 @@ class InMemoryRunStore(RunStore):
         with self._lock:
             found = [
                 run
-                for run in self._runs.values()
+                for run in map(self._runs.__getitem__, self._open)
                 if run.status.active and (app_name is None or run.app_name == app_name)
             ]
         found.sort(key=lambda run: run.seq)
@@ -328,7 +339,7 @@ class InMemoryRunStore(RunStore):
         with self._lock:
             found = [
                 run
-                for run in self._runs.values()
+                for run in map(self._runs.__getitem__, self._open)
                 if run.webhook
                 and not run.webhook_done
                 and (run.status.ended or run.status is RunStatus.PAUSED)
@@ -343,6 +354,7 @@ class InMemoryRunStore(RunStore):
             for key in [k for k in keys if k[2] == session_id]:
                 del self._runs[key]
                 keys.discard(key)
+                self._open.discard(key)
 
     async def create_schedule(self, schedule: StoredSchedule) -> StoredSchedule:
         from cairn.errors import AlreadyExistsError

@@ -32,7 +32,7 @@ from cairn.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from cairn.runners.runner import Runner
 from cairn.runs.in_process import InProcessExecutor
 from cairn.runs.service import Runs
-from cairn.serving_gc import freeze_startup_objects
+from cairn.serving_gc import prepare_gc_for_serving
 from cairn.sessions.a2a_store import A2aTask, a2a_store_for
 from cairn.sessions.in_memory_session_service import InMemorySessionService
 from cairn.sessions.run_store import run_store_for
@@ -160,7 +160,7 @@ def to_a2a(
 
     @contextlib.asynccontextmanager
     async def serving(app: Starlette) -> AsyncIterator[None]:
-        freeze_startup_objects()
+        prepare_gc_for_serving()
         await executor.start()
         handler.start()  # watches again the tasks whose push notifications are due
         try:
