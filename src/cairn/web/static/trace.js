@@ -51,6 +51,16 @@ export function traceTab({ root, context, fail }) {
     // A run that just ended may not have its spans written yet: look again shortly.
     const newest = ctx.events.length ? ctx.events[ctx.events.length - 1].invocationId : null;
     const complete = state.trace?.spans.some((s) => s.name === "invocation");
+    if (complete && state.traces?.recording) {
+      // The invocation's own span ends, and is written, after all of its others: the totals
+      // read before its trace may have missed some of them, so read them again.
+      const again = await api.traces(ctx.app, ctx.user, ctx.sessionId).catch(() => null);
+      if (mine !== generation) return;
+      if (again) {
+        state.traces = again;
+        render();
+      }
+    }
     if (state.traces?.recording && attempt < RETRIES && ((newest && !ids.includes(newest)) || (state.trace && !complete))) {
       retryTimer = setTimeout(() => refresh(attempt + 1), RETRY_MS);
     }
