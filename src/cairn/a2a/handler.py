@@ -114,6 +114,13 @@ async def _from_start(live: AsyncIterator[Event]) -> AsyncIterator[Event]:
             yield event
 
 
+def _stop_listening(live: AsyncIterator[Event] | None) -> None:
+    """Close a run's live subscription (``Runs.start``'s listener), if there is one."""
+    close = getattr(live, "close", None)
+    if close is not None:
+        close()
+
+
 class CairnRequestHandler(RequestHandler):
     """Serves one app's agent over A2A from ``runs`` (its store, executor and Runner)."""
 
@@ -318,9 +325,7 @@ class CairnRequestHandler(RequestHandler):
                 async for event in self._follow(row, run, after, live):
                     yield event
             finally:
-                close = getattr(live, "close", None)
-                if close is not None:
-                    close()
+                _stop_listening(live)
 
     @staticmethod
     def _opening(row: A2aTask) -> a2a_types.TaskStatusUpdateEvent:
@@ -370,9 +375,7 @@ class CairnRequestHandler(RequestHandler):
             if await self.store.list_push_configs(self.app_name, row.task_id):
                 self._watch(row, run)
         except BaseException:
-            close = getattr(live, "close", None)
-            if close is not None:
-                close()
+            _stop_listening(live)
             raise
         return row, run, after, live
 
