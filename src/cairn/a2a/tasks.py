@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
 
 from a2a import types as a2a_types
 from google.genai import types as genai_types
@@ -219,6 +219,13 @@ def state_of(record: TaskRecord) -> a2a_types.TaskState:
     return record.state
 
 
+def _micros(moment: float) -> int:
+    """Seconds since the epoch as whole microseconds, rounded as ``datetime.fromtimestamp``
+    rounds them (half to even)."""
+    fraction, whole = math.modf(moment)
+    return int(whole) * 1_000_000 + round(fraction * 1e6)
+
+
 def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
     """The task's status, with the message that goes with it."""
     state = state_of(record)
@@ -226,7 +233,7 @@ def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
     run = record.run
     if run is not None:
         moment = run.ended_at or run.started_at or run.created_at
-        status.timestamp.FromDatetime(datetime.fromtimestamp(moment, UTC))
+        status.timestamp.FromMicroseconds(_micros(moment))
     message: a2a_types.Message | None = None
     if state in (TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED):
         message = pause_message(record)

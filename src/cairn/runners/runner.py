@@ -47,6 +47,7 @@ from cairn.runners._answers import check_answers, responses_in, with_matched_ids
 from cairn.runners._compaction import compact
 from cairn.runners._history_cache import HistoryCache
 from cairn.runners._rewind import rewind_event
+from cairn.runners.outcome import InvocationOutcome
 from cairn.sessions.base_session_service import BaseSessionService
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.in_memory_session_service import InMemorySessionService
@@ -255,6 +256,7 @@ class Runner:
         run_config: RunConfig | None = None,
         yield_user_message: bool = False,
         new_invocation_id: str | None = None,
+        outcome: InvocationOutcome | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one invocation and yield its events, each already committed (unless partial).
 
@@ -262,7 +264,8 @@ class Runner:
         in its actions). ``invocation_id`` continues an invocation already in
         the session; the agent runs again under that id. ``new_invocation_id``
         (cairn's) names a new invocation instead of a fresh random id: a run
-        (``cairn.runs``) is known by its id before it starts.
+        (``cairn.runs``) is known by its id before it starts. ``outcome`` (cairn's) is
+        told, once the invocation has ended, which of its interrupts wait for an answer.
         """
         if new_message is None and invocation_id is None:
             raise ValueError(
@@ -291,6 +294,7 @@ class Runner:
                 state_delta=state_delta,
                 run_config=run_config or RunConfig(),
                 yield_user_message=yield_user_message,
+                outcome=outcome,
             )
             async with telemetry.in_span(span, invocation) as events:
                 async for event in events:
@@ -399,6 +403,7 @@ class Runner:
         state_delta: dict[str, Any] | None,
         run_config: RunConfig,
         yield_user_message: bool,
+        outcome: InvocationOutcome | None = None,
     ) -> AsyncGenerator[Event, None]:
         """The invocation: lease the session, load it, store the user's message, run the agent."""
         async with self._hold(user_id, session_id, invocation_id, run_config) as lease:
@@ -492,6 +497,11 @@ class Runner:
                     yield event
             if window is None:  # history from the newest summary on is loaded: compact if due
                 await self._maybe_compact(ctx)
+            if outcome is not None:
+                # The session holds all of the invocation's events: a continued one was
+                # loaded whole, and each event of this run was appended through it.
+                mine = [e for e in session.events if e.invocation_id == invocation_id]
+                outcome.pending = pending_interrupts(mine)
 
     async def _maybe_compact(self, ctx: InvocationContext) -> None:
         """Append a summary of old history when the app's compaction config says so.

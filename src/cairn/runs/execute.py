@@ -21,6 +21,7 @@ from typing import Any
 from cairn.errors import CairnError, InvocationNotFoundError, LeaseLostError
 from cairn.events.event import Event
 from cairn.events.interrupts import pending_interrupts
+from cairn.runners.outcome import InvocationOutcome
 from cairn.runners.runner import Runner
 from cairn.runs.request import RunRequest
 from cairn.sessions.run_store import RunStatus, RunStore, StoredRun
@@ -73,8 +74,11 @@ async def execute_run(
     )
     if claimed is None:
         return await store.get_run(*key, run.run_id) or run
+    outcome = InvocationOutcome()
     try:
-        await _run_invocation(runner, claimed, on_event, run_before=run.started_at is not None)
+        await _run_invocation(
+            runner, claimed, on_event, outcome, run_before=run.started_at is not None
+        )
     except asyncio.CancelledError:
         if stopping is not None and stopping():
             await uninterrupted(_release(store, claimed, owner))
@@ -88,16 +92,24 @@ async def execute_run(
         return await uninterrupted(_failed(store, claimed, owner, error, on_failure))
     except Exception as error:
         return await uninterrupted(_failed(store, claimed, owner, error, on_failure))
-    waiting = await _waiting(runner, claimed)
+    waiting = (
+        bool(outcome.pending) if outcome.pending is not None else await _waiting(runner, claimed)
+    )
     status = RunStatus.PAUSED if waiting else RunStatus.DONE
     return await uninterrupted(_settle(store, claimed, owner, status))
 
 
 async def _run_invocation(
-    runner: Runner, run: StoredRun, on_event: OnEvent | None, *, run_before: bool
+    runner: Runner,
+    run: StoredRun,
+    on_event: OnEvent | None,
+    outcome: InvocationOutcome,
+    *,
+    run_before: bool,
 ) -> None:
-    """Rewind if asked, then start, resume or (finished already) skip the invocation.
-    ``run_before``: this request was started before (by an executor that died)."""
+    """Rewind if asked, then start, resume or (finished already) skip the invocation;
+    ``outcome`` learns what it left waiting when it ran to its end. ``run_before``: this
+    request was started before (by an executor that died)."""
     request = RunRequest.from_json(run.request)
     who: dict[str, Any] = {"user_id": run.user_id, "session_id": run.session_id}
     config = request.run_config(run.strategy)
@@ -116,13 +128,16 @@ async def _run_invocation(
         # person can give, is not run again.
         if run_before and _ended_or_waiting(done):
             return
-        events = runner.run_async(invocation_id=run.run_id, run_config=config, **who)
+        events = runner.run_async(
+            invocation_id=run.run_id, run_config=config, outcome=outcome, **who
+        )
     elif request.continuing:
         events = runner.run_async(
             invocation_id=run.run_id,
             new_message=request.new_message,
             run_config=config,
             yield_user_message=request.new_message is not None,
+            outcome=outcome,
             **who,
         )
     else:
@@ -137,6 +152,7 @@ async def _run_invocation(
             new_invocation_id=run.run_id,
             run_config=config,
             yield_user_message=True,
+            outcome=outcome,
             **who,
         )
     async with contextlib.aclosing(events) as running:

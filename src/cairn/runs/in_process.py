@@ -356,7 +356,7 @@ class InProcessExecutor(RunExecutor):
             ):
                 await self._wait_for_earlier(run)
             runner = await self.runner_for(run.app_name)
-            self._started[key] = RunRequest.from_json(run.request).continuing
+            self._started[key] = bool(run.request.get("continuing", False))
             async with self._place():
                 settled = await execute_run(
                     runner,

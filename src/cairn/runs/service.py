@@ -158,12 +158,17 @@ class Runs:
         )
         if continued is None:
             run_id = options.get("run_id") or new_invocation_id()
-            row = self._new_row(app_name, user_id, session_id, run_id, chosen, request)
-            run = await self.store.create_run(
-                dataclasses.replace(
-                    row, webhook=options.get("webhook"), metadata=options.get("metadata") or {}
-                )
+            row = self._new_row(
+                app_name,
+                user_id,
+                session_id,
+                run_id,
+                chosen,
+                request,
+                webhook=options.get("webhook"),
+                metadata=options.get("metadata") or {},
             )
+            run = await self.store.create_run(row)
         else:
             run = await self._continue(app_name, user_id, session_id, continued, chosen, request)
         queued = await self.executor.submit(run)
@@ -241,6 +246,9 @@ class Runs:
         run_id: str,
         strategy: MultitaskStrategy,
         request: RunRequest,
+        *,
+        webhook: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> StoredRun:
         return StoredRun(
             app_name=app_name,
@@ -253,6 +261,8 @@ class Runs:
             request=request.to_json(),
             created_at=time.time(),
             owner=self._owner(),
+            webhook=webhook,
+            metadata=metadata or {},
         )
 
     def _owner(self) -> str | None:

@@ -29,6 +29,8 @@ def check_id(which: str, value: object) -> None:
         raise InvalidIdError(which=which, value=value, reason="it is empty")
     if len(value) > MAX_ID_LENGTH:
         raise InvalidIdError(which=which, value=value, reason=f"it is {len(value)} characters")
+    if value.isascii() and value.isprintable():
+        return  # the common case, without the search: no control character in it
     found = _FORBIDDEN.search(value)
     if found is not None:
         char = found.group()

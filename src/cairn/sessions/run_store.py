@@ -216,10 +216,20 @@ class RunStore(abc.ABC):
 
 
 def _changed(run: StoredRun, changes: dict[str, Any]) -> StoredRun:
-    unknown = set(changes) - _UPDATABLE
+    unknown = changes.keys() - _UPDATABLE
     if unknown:
         raise TypeError(f"update_run cannot change {sorted(unknown)}; it changes {_UPDATABLE}")
-    return dataclasses.replace(run, **changes)
+    return _with(run, changes)
+
+
+def _with(run: StoredRun, changes: dict[str, Any]) -> StoredRun:
+    """A copy of ``run`` with ``changes`` (field names it has): ``dataclasses.replace``
+    without its per-field ``__init__`` (the row has no ``__post_init__`` to run), which the
+    in-memory store calls for every change of every run."""
+    copy = object.__new__(StoredRun)
+    copy.__dict__.update(run.__dict__)
+    copy.__dict__.update(changes)
+    return copy
 
 
 _UPDATABLE = {
@@ -261,7 +271,7 @@ class InMemoryRunStore(RunStore):
                     "give a new id (or none)"
                 )
             self._seq += 1
-            stored = dataclasses.replace(run, seq=self._seq)
+            stored = _with(run, {"seq": self._seq})
             self._runs[key] = stored
             self._of_user.setdefault(key[:2], set()).add(key)
             self._track(key, stored)

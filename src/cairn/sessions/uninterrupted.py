@@ -23,9 +23,11 @@ async def uninterrupted(work: Coroutine[Any, Any, T]) -> T:
     cancelled: asyncio.CancelledError | None = None
     while not task.done():
         try:
-            await asyncio.wait((task,))
+            await asyncio.shield(task)
         except asyncio.CancelledError as exc:
             cancelled = exc
+        except Exception:
+            pass  # the work failed: task.result() below raises it
     if cancelled is not None:
         if not task.cancelled():
             task.exception()  # retrieved: the caller gets its own cancellation instead

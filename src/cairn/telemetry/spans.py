@@ -164,6 +164,8 @@ def in_span(
             async for event in steps:
                 yield event
     """
+    if span is trace.INVALID_SPAN:
+        return contextlib.aclosing(events)  # untraced: nothing to make current around a step
     return contextlib.aclosing(_steps_in(span, events))
 
 
