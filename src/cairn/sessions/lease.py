@@ -356,14 +356,13 @@ async def _kept(
 
     async def renew() -> None:
         while True:
-            await _pause(ttl / 3)
             try:
                 renewed = await service.acquire_session_lease(
                     **key, holder=lease.holder, ttl=ttl, generation=lease.generation
                 )
             except Exception:  # the store is briefly unreachable: try again next round
                 logger.warning("could not renew the lease of %s", lease.holder, exc_info=True)
-                continue
+                renewed = None
             if isinstance(renewed, str):
                 logger.warning(
                     "invocation %s lost its lease on session %r to %s; its next append will "
@@ -373,11 +372,21 @@ async def _kept(
                     renewed or "nobody",
                 )
                 return
+            await _pause(ttl / 3)
 
-    renewal = asyncio.create_task(renew())
+    # The renewals start a third of the ttl from now, in a task of their own then: most
+    # invocations have ended by that time, and make no task for them.
+    renewal: asyncio.Task[None] | None = None
+
+    def start_renewing() -> None:
+        nonlocal renewal
+        renewal = asyncio.create_task(renew())
+
+    timer = asyncio.get_running_loop().call_later(ttl / 3, start_renewing)
     try:
         yield lease
     finally:
+        timer.cancel()
         # Whole even if the invocation is being cancelled: a renewal still running when the
         # release is sent would take the lease again, and the session would stay busy.
         await uninterrupted(_release(service, lease, renewal))
