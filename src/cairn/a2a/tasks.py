@@ -108,13 +108,25 @@ class TaskRecord:
         """The agents' last answer of the invocation (``final_message``)."""
         return _final_message(self)
 
+    @functools.cached_property
+    def _messages(self) -> dict[str, a2a_types.Message | None]:
+        """Each event's message once converted, by event id: the history and the status
+        (or the answer) convert the final event alike."""
+        return {}
+
 
 def _message(record: TaskRecord, event: Event) -> a2a_types.Message | None:
+    """``event`` as a message of the task (the same object for the same event: whoever puts
+    it in a Task copies it)."""
+    converted = record._messages
+    if event.id in converted:
+        return converted[event.id]
     role = a2a_types.Role.ROLE_USER if event.author == "user" else a2a_types.Role.ROLE_AGENT
     message = message_from_event(event, role=role, metadata=event_metadata(event, **record.where))
     if message is not None:
         message.task_id = record.task.task_id
         message.context_id = record.task.session_id
+    converted[event.id] = message
     return message
 
 
