@@ -33,7 +33,6 @@ from cairn.runs.in_process import RunnerFor
 from cairn.runs.request import RunRequest
 from cairn.runs.stream import run_events
 from cairn.sessions.base_session_service import BaseSessionService
-from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.run_store import (
     MAX_RUNS_PER_READ,
     CancelRequest,
@@ -135,8 +134,7 @@ class Runs:
                 f"there is no multitask strategy {strategy!r}; use one of {names}"
             ) from None
         key = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
-        head = await self.sessions.get_session(**key, config=GetSessionConfig(num_recent_events=0))
-        if head is None:
+        if await self.sessions.get_initial_state(**key) is None:  # one row: it exists?
             raise SessionNotFoundError(**key)
         if new_message is None and invocation_id is None:
             raise InvalidRunRequestError(
