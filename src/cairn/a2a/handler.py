@@ -56,6 +56,7 @@ from cairn.agents.run_config import RunConfig, StreamingMode
 from cairn.errors import AlreadyExistsError, CairnError, SessionBusyError
 from cairn.events.event import Event
 from cairn.events.interrupts import answered_ids
+from cairn.runs.live import Subscription
 from cairn.runs.service import Runs
 from cairn.runs.webhooks import WebhookUrlError
 from cairn.sessions.a2a_store import A2aPushConfig, A2aStore, A2aTask
@@ -286,20 +287,28 @@ class CairnRequestHandler(RequestHandler):
     ) -> a2a_types.Task | a2a_types.Message:
         with _a2a_errors():
             row, run, _, _ = await self._start(params, context)
-            if not params.configuration.return_immediately:
-                await self._settled(run)
-            return await self._task(row, self._history_length(params.configuration))
+            length = self._history_length(params.configuration)
+            if params.configuration.return_immediately:
+                return await self._task(row, length)
+            settled, events = await self._settled(run)
+            if events is None:
+                return await self._task(row, length)
+            return await build_task(TaskRecord(row, settled, events), self._loader(row), length)
 
-    async def _settled(self, run: StoredRun) -> None:
-        """Return once the run has ended or paused. A run this process executes is followed
-        to its end (its row is settled by then), so the answer goes out at once; another
-        process's run is read until it has settled."""
+    async def _settled(self, run: StoredRun) -> tuple[StoredRun, list[Event] | None]:
+        """Return once the run has ended or paused: its settled row, and (a run this
+        process executed, whose events the Runner vouches for) its invocation's events as
+        the log holds them, so the answer needs no read of them. A run this process
+        executes is followed to its end (its row is settled by then), so the answer goes out
+        at once; another process's run is read until it has settled."""
         live = self.runs.executor.live(run)
         if live is not None:
             with contextlib.suppress(Exception):  # a failed run: its row says how
                 async for _ in live:
                     pass
-        await self.runs.wait(run)
+        settled = await self.runs.wait(run)
+        outcome = live.outcome if isinstance(live, Subscription) else None
+        return settled, outcome.events if outcome is not None else None
 
     async def on_message_send_stream(
         self, params: a2a_types.SendMessageRequest, context: ServerCallContext

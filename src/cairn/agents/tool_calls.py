@@ -408,6 +408,15 @@ def resume_point(ctx: InvocationContext, agent_name: str, delegates: set[str]) -
     code_done: set[str] = set()
     # Under a shell agent, only this run's events (a loop's earlier rounds are done).
     run = ctx.session.events[ctx.run_start :] if ctx.run_start else ctx.session.events
+    newest = run[-1] if run else None
+    if (
+        newest is not None
+        and newest.invocation_id == ctx.invocation_id
+        and newest.branch == ctx.branch
+        and newest.author != agent_name
+        and starts_invocation(newest)
+    ):
+        return ResumePoint()  # a new invocation, its message the last event: nothing ran yet
     for event in reversed(run):
         if event.invocation_id != ctx.invocation_id:
             continue

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from cairn.events.event import Event
 from cairn.events.rewind import is_rewind, live_events
-from cairn.sessions.base_session_service import BaseSessionService
+from cairn.sessions.base_session_service import BaseSessionService, stored_json
 from cairn.sessions.config import GetSessionConfig
 from cairn.sessions.scopes import stored_form
 from cairn.sessions.session import Session
@@ -109,7 +109,7 @@ class HistoryCache:
             return
         # What the store returns for it: the stored form, through its JSON (an output
         # tuple comes back a list, a model a dict), never an object the caller holds.
-        entry.unparsed.append(stored_form(event).to_json())
+        entry.unparsed.append(stored_json(stored_form(event)))
         entry.revision = session.revision
 
     async def _read(

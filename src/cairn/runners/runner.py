@@ -500,8 +500,7 @@ class Runner:
             if outcome is not None:
                 # The session holds all of the invocation's events: a continued one was
                 # loaded whole, and each event of this run was appended through it.
-                mine = [e for e in session.events if e.invocation_id == invocation_id]
-                outcome.pending = pending_interrupts(mine)
+                outcome.ended([e for e in session.events if e.invocation_id == invocation_id])
 
     async def _maybe_compact(self, ctx: InvocationContext) -> None:
         """Append a summary of old history when the app's compaction config says so.

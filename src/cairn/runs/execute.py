@@ -46,8 +46,10 @@ async def execute_run(
     on_event: OnEvent | None = None,
     on_failure: Callable[[BaseException], None] | None = None,
     stopping: Callable[[], bool] | None = None,
+    outcome: InvocationOutcome | None = None,
 ) -> StoredRun:
-    """Execute ``run`` as ``owner`` and return its settled row.
+    """Execute ``run`` as ``owner`` and return its settled row (``outcome``, if given, is
+    the Runner's account of the invocation's end).
 
     The row is claimed first (``pending``, or also ``running`` with ``take_over``: its
     previous owner is gone); when another executor claimed it, or it was cancelled
@@ -74,7 +76,7 @@ async def execute_run(
     )
     if claimed is None:
         return await store.get_run(*key, run.run_id) or run
-    outcome = InvocationOutcome()
+    outcome = outcome if outcome is not None else InvocationOutcome()
     try:
         await _run_invocation(
             runner, claimed, on_event, outcome, run_before=run.started_at is not None

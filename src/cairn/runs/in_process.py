@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from cairn.agents.run_config import MultitaskStrategy
 from cairn.errors import SessionBusyError
 from cairn.events.event import Event
+from cairn.runners.outcome import InvocationOutcome
 from cairn.runners.runner import Runner
 from cairn.runs.execute import RELEASED, execute_run
 from cairn.runs.executor import RunExecutor
@@ -344,6 +345,7 @@ class InProcessExecutor(RunExecutor):
     async def _execute(self, queued: _Queued) -> None:
         key = _run_key(queued.run)
         failure: list[BaseException] = []
+        outcome = InvocationOutcome()
         channel = self.live_runs.open(key)
         run = queued.run
         try:
@@ -367,6 +369,7 @@ class InProcessExecutor(RunExecutor):
                     on_event=channel.publish,
                     on_failure=failure.append,
                     stopping=lambda: self._closing,
+                    outcome=outcome,
                 )
             self._deliver(settled)
         except asyncio.CancelledError:
@@ -391,7 +394,7 @@ class InProcessExecutor(RunExecutor):
                 )
         finally:
             self._started.pop(key, None)
-            self.live_runs.end(key, failure[0] if failure else None)
+            self.live_runs.end(key, failure[0] if failure else None, outcome)
 
     @contextlib.asynccontextmanager
     async def _place(self) -> AsyncIterator[None]:

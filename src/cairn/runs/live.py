@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator
 
 from cairn.events.event import Event
+from cairn.runners.outcome import InvocationOutcome
 
 RunKey = tuple[str, str, str, str]
 """``(app_name, user_id, session_id, run_id)``."""
@@ -21,6 +22,7 @@ RunKey = tuple[str, str, str, str]
 @dataclasses.dataclass(frozen=True)
 class _End:
     error: BaseException | None
+    outcome: InvocationOutcome | None = None
 
 
 class Subscription(AsyncIterator[Event]):
@@ -31,6 +33,9 @@ class Subscription(AsyncIterator[Event]):
         self._channel = channel
         self._queue: asyncio.Queue[Event | _End] = asyncio.Queue()
         self._done = False
+        self.outcome: InvocationOutcome | None = None
+        """Once iterated to its end: the Runner's account of the invocation's end (None
+        when it did not end normally in this process)."""
 
     def __aiter__(self) -> Subscription:
         return self
@@ -41,6 +46,7 @@ class Subscription(AsyncIterator[Event]):
         item = await self._queue.get()
         if isinstance(item, _End):
             self.close()
+            self.outcome = item.outcome
             if item.error is not None:
                 raise item.error
             raise StopAsyncIteration
@@ -87,11 +93,14 @@ class LiveChannel:
         for listener in self._listeners:
             listener._put(event)
 
-    def end(self, error: BaseException | None = None) -> None:
-        """The run ended (with ``error``, if it failed here): every listener's iteration stops."""
+    def end(
+        self, error: BaseException | None = None, outcome: InvocationOutcome | None = None
+    ) -> None:
+        """The run ended (with ``error``, if it failed here; ``outcome``: how its invocation
+        ended): every listener's iteration stops."""
         if self._end is not None:
             return
-        self._end = _End(error)
+        self._end = _End(error, outcome)
         for listener in self._listeners:
             listener._put(self._end)
         self._listeners.clear()
@@ -115,8 +124,13 @@ class LiveRuns:
         channel = self._channels.get(key)
         return None if channel is None or channel.ended else channel
 
-    def end(self, key: RunKey, error: BaseException | None = None) -> None:
-        """End the run's channel and forget it."""
+    def end(
+        self,
+        key: RunKey,
+        error: BaseException | None = None,
+        outcome: InvocationOutcome | None = None,
+    ) -> None:
+        """End the run's channel (``outcome``: how its invocation ended) and forget it."""
         channel = self._channels.pop(key, None)
         if channel is not None:
-            channel.end(error)
+            channel.end(error, outcome)

@@ -14,11 +14,41 @@ rewinds that invocation away (the ``rollback`` strategy's stopped run).
 from __future__ import annotations
 
 import dataclasses
+import threading
 from typing import Any
 
 from google.genai import types
 
 from cairn.agents.run_config import MultitaskStrategy, RunConfig, StreamingMode
+from cairn.events.read_back import reads_back_equal
+
+
+class _Made:
+    """The requests whose JSON ``to_json`` made lately, by the identity of that JSON object
+    (held here, so its id is not reused meanwhile); each is taken at most once. Bounded: a
+    run submitted here but executed elsewhere, or never, is forgotten in time."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._entries: dict[int, tuple[dict[str, Any], RunRequest]] = {}
+        self._lock = threading.Lock()  # the sync Runner API runs loops in threads
+
+    def remember(self, data: dict[str, Any], request: RunRequest) -> None:
+        with self._lock:
+            self._entries[id(data)] = (data, request)
+            if len(self._entries) > self.capacity:
+                del self._entries[next(iter(self._entries))]
+
+    def take(self, data: dict[str, Any]) -> RunRequest | None:
+        with self._lock:
+            found = self._entries.get(id(data))
+            if found is None or found[0] is not data:
+                return None
+            del self._entries[id(data)]
+            return found[1]
+
+
+_made = _Made()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +69,7 @@ class RunRequest:
             if self.new_message is None
             else self.new_message.model_dump(mode="json", by_alias=True, exclude_none=True)
         )
-        return {
+        data = {
             "newMessage": message,
             "stateDelta": self.state_delta,
             "continuing": self.continuing,
@@ -47,11 +77,19 @@ class RunRequest:
             "customMetadata": self.custom_metadata,
             "rewindBefore": self.rewind_before,
         }
+        if self.new_message is None or reads_back_equal(self.new_message):
+            _made.remember(data, self)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunRequest:
         """Read ``StoredRun.request`` (missing keys take their defaults); ``ValueError``
-        naming the key for a value of the wrong kind."""
+        naming the key for a value of the wrong kind. The very object ``to_json`` returned
+        in this process (a run executed where it was submitted) gives back the request it
+        came from, unparsed, when reading it would give an equal one."""
+        made = _made.take(data)
+        if made is not None:
+            return made
         message = data.get("newMessage")
         state_delta = data.get("stateDelta")
         metadata = data.get("customMetadata")

@@ -55,7 +55,22 @@ def encode_event(event: Event, max_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> str:
         size = len(encoded.encode())
         if size > max_bytes:
             raise EventTooLargeError(event_id=event.id, size=size, limit=max_bytes)
+    global _last_encoded
+    _last_encoded = (event, encoded)
     return encoded
+
+
+_last_encoded: tuple[Event, str] | None = None
+"""The event ``encode_event`` encoded last, with its JSON (a tuple: replaced whole)."""
+
+
+def stored_json(event: Event) -> str:
+    """``event.to_json()``: the very string ``encode_event`` made, when ``event`` is the
+    object it encoded last (an event the Runner just appended), else made now."""
+    last = _last_encoded
+    if last is not None and last[0] is event:
+        return last[1]
+    return event.to_json()
 
 
 _BRACKETS_TO_CHECK = 150
