@@ -43,7 +43,7 @@ async def plugins_then_callbacks(
     """The answer of the invocation's plugins for ``hook`` (``run_<hook>_callback``), else
     of the agent's ``callbacks``; None when none answered."""
     plugins = ctx.plugin_manager
-    if plugins is not None:
+    if plugins is not None and plugins.plugins:  # no plugin: none to ask
         run = getattr(plugins, f"run_{hook.value}_callback")
         plugin_kwargs = {_PLUGIN_NAMES.get(name, name): value for name, value in kwargs.items()}
         with _announcing(hook, kwargs):

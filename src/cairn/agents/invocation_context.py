@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import uuid
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from google.genai import types
 
 from cairn.agents.run_config import RunConfig
+from cairn.events.event import uuid4_text
 from cairn.events.interrupts import is_record_event
 from cairn.events.invocation_log import InvocationLog
 from cairn.models.context_cache_config import ContextCacheConfig
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
 class AgentHooks(Protocol):
     """The plugin hooks agents call around their runs, model calls and tool calls (implemented
     by ``cairn.plugins.PluginManager``)."""
+
+    @property
+    def plugins(self) -> Sequence[object]:
+        """The plugins, in order (none: every hook answers None at once)."""
+        ...
 
     async def run_before_agent_callback(
         self, *, agent: BaseAgent, callback_context: Context
@@ -125,7 +131,7 @@ class InvocationFlags:
 
 def new_invocation_id() -> str:
     """A fresh invocation id, ``e-<uuid4>``."""
-    return f"e-{uuid.uuid4()}"
+    return f"e-{uuid4_text()}"
 
 
 new_invocation_context_id = new_invocation_id

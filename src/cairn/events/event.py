@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +56,18 @@ def _merge_into(container: Any, model_type: type[BaseModel], updates: dict[str, 
     return model_type.model_validate(merged)
 
 
+_VERSION_4 = (0x4 << 76) | (0x2 << 62)
+_VERSION_4_MASK = ~((0xF << 76) | (0x3 << 62)) & ((1 << 128) - 1)
+
+
+def uuid4_text() -> str:
+    """``str(uuid.uuid4())`` (random, version 4, RFC 4122 variant), made without a
+    ``UUID`` object: every event and invocation gets one."""
+    value = int.from_bytes(os.urandom(16)) & _VERSION_4_MASK | _VERSION_4
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
 class Event(LlmResponseFields):
     """One entry of a session's history: content plus the actions it carries.
 
@@ -98,7 +110,7 @@ class Event(LlmResponseFields):
     @staticmethod
     def new_id() -> str:
         """A fresh, globally unique event id."""
-        return str(uuid.uuid4())
+        return uuid4_text()
 
     @model_validator(mode="before")
     @classmethod

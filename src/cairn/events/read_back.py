@@ -50,6 +50,19 @@ def _never(value: Any) -> bool:
     return False
 
 
+def _json_shaped(annotation: Any) -> bool:
+    """A type of plain JSON values only: str, int, float, bool, or lists of them."""
+    if annotation in (str, int, float, bool):
+        return True
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is list and len(args) == 1:
+        inner = args[0]
+        if typing.get_origin(inner) in (typing.Union, pytypes.UnionType):
+            return all(_json_shaped(arg) for arg in typing.get_args(inner))
+        return _json_shaped(inner)
+    return False
+
+
 @functools.cache
 def _check_for(annotation: Any) -> Check:
     """How to check a non-None value of a field declared ``annotation``."""
@@ -61,9 +74,10 @@ def _check_for(annotation: Any) -> Check:
         kept = [arg for arg in args if arg is not type(None)]
         if len(kept) == 1:
             return _check_for(kept[0])
-        if all(arg in (str, int, float, bool) for arg in kept):
-            allowed = tuple(kept)
-            return lambda value: type(value) in allowed and _native(value)
+        if all(_json_shaped(arg) for arg in kept):
+            # Plain JSON only: the parse picks the member of the value's own type.
+            members = [_check_for(arg) for arg in kept]
+            return lambda value: _native(value) and any(check(value) for check in members)
         return _never  # which member a parse picks is not known here
     if origin is typing.Annotated:
         return _check_for(args[0])
