@@ -327,9 +327,12 @@ class BaseAgent(BaseModel):
 
     async def _callback_event(self, ctx: InvocationContext, *, before: bool) -> Event | None:
         """Run plugin then agent callbacks; an event if they replied or changed state."""
+        hooks = ctx.plugin_manager
+        own = self.before_agent_callback if before else self.after_agent_callback
+        if not own and (hooks is None or not hooks.plugins):
+            return None  # no callback and no plugin: none to reply or change state
         callback_context = Context(ctx)
         content: types.Content | None = None
-        hooks = ctx.plugin_manager
         if hooks is not None:
             if before:
                 content = await hooks.run_before_agent_callback(
@@ -340,7 +343,6 @@ class BaseAgent(BaseModel):
                     agent=self, callback_context=callback_context
                 )
         if content is None:
-            own = self.before_agent_callback if before else self.after_agent_callback
             content = await _call_agent_callbacks(own, callback_context)
         actions = callback_context.actions
         if content is None and not actions.state_delta and not actions.artifact_delta:

@@ -14,6 +14,8 @@ rewinds that invocation away (the ``rollback`` strategy's stopped run).
 from __future__ import annotations
 
 import dataclasses
+import functools
+import os
 import threading
 from typing import Any
 
@@ -116,8 +118,22 @@ class RunRequest:
         starts, and answers the calls a stopped run left open; every other run waits for
         the session (its executor already put it in line, or rewound what it stopped)."""
         interrupting = strategy == MultitaskStrategy.INTERRUPT.value
-        return RunConfig(
-            streaming_mode=StreamingMode.SSE if self.streaming else StreamingMode.NONE,
-            custom_metadata=self.custom_metadata,
-            multitask_strategy=MultitaskStrategy.INTERRUPT if interrupting else None,
-        )
+        if self.custom_metadata is None:  # the common case: a copy of one made before
+            limit = os.environ.get("ADK_MAX_LLM_CALLS")  # read by RunConfig's default
+            return _plain_config(self.streaming, interrupting, limit).model_copy()
+        return _config(self.streaming, interrupting, self.custom_metadata)
+
+
+def _config(streaming: bool, interrupting: bool, metadata: dict[str, Any] | None) -> RunConfig:
+    return RunConfig(
+        streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE,
+        custom_metadata=metadata,
+        multitask_strategy=MultitaskStrategy.INTERRUPT if interrupting else None,
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _plain_config(streaming: bool, interrupting: bool, limit: str | None) -> RunConfig:
+    """A request's config without custom metadata, made once per kind (``limit``: the
+    ``ADK_MAX_LLM_CALLS`` it was made under); ``run_config`` hands out copies."""
+    return _config(streaming, interrupting, None)

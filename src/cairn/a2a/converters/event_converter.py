@@ -114,7 +114,7 @@ def message_from_event(
         return None
     message = a2a_types.Message(message_id=event.id, role=role, parts=parts)
     if metadata:
-        message.metadata.CopyFrom(dict_to_struct(metadata))
+        message.metadata.update(metadata)  # filled in place: no Struct made to copy
     return message
 
 
