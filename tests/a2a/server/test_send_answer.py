@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import AsyncGenerator
+from typing import Any
 
 from a2a.types import GetTaskRequest, TaskState
 from google.genai import types
@@ -21,36 +22,28 @@ from cairn.models.llm_response import LlmResponse
 WHEN = datetime.datetime(2026, 12, 7, 12, 0, tzinfo=datetime.UTC)
 
 
-class StampingModel(BaseLlm):
-    """Answers with a datetime in its custom metadata: stored as its JSON text."""
+class OneReply(BaseLlm):
+    """Answers every call with ``reply``."""
 
-    model: str = "stamping"
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        yield LlmResponse(
-            content=types.Content(role="model", parts=[types.Part(text="stamped")]),
-            custom_metadata={"when": WHEN, "plain": [1, "two"]},
-            turn_complete=True,
-        )
-
-
-class PlainModel(BaseLlm):
-    model: str = "plain"
+    model: str = "one-reply"
+    reply: LlmResponse
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        yield LlmResponse(
-            content=types.Content(role="model", parts=[types.Part(text="plain")]),
-            custom_metadata={"kind": "plain"},
-            turn_complete=True,
-        )
+        yield self.reply.model_copy()
+
+
+def replying(text: str, metadata: dict[str, Any]) -> OneReply:
+    content = types.Content(role="model", parts=[types.Part(text=text)])
+    return OneReply(
+        reply=LlmResponse(content=content, custom_metadata=metadata, turn_complete=True)
+    )
 
 
 async def test_a_value_json_changes_is_answered_as_stored(connect: Connect) -> None:
-    agent = Agent(name="stamper", model=StampingModel())
+    # A datetime in the custom metadata: stored as its JSON text.
+    agent = Agent(name="stamper", model=replying("stamped", {"when": WHEN, "plain": [1, "two"]}))
     async with connect(to_a2a(agent, host="agent", port=80), streaming=False) as client:
         [sent] = [r async for r in client.send_message(said("stamp it"))]
         read = await client.get_task(GetTaskRequest(id=sent.task.id))
@@ -61,7 +54,7 @@ async def test_a_value_json_changes_is_answered_as_stored(connect: Connect) -> N
 
 
 async def test_a_plain_answer_is_the_task_tasks_get_reads(connect: Connect) -> None:
-    agent = Agent(name="plain", model=PlainModel())
+    agent = Agent(name="plain", model=replying("plain", {"kind": "plain"}))
     async with connect(to_a2a(agent, host="agent", port=80), streaming=False) as client:
         [sent] = [r async for r in client.send_message(said("hello"))]
         read = await client.get_task(GetTaskRequest(id=sent.task.id))
