@@ -13,6 +13,7 @@ import importlib.metadata
 import os
 import shutil
 import sysconfig
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,11 @@ def _installed_binaries() -> list[Path]:
     return found
 
 
+STARTUP_BOUND = timedelta(seconds=120)
+"""How long the dev server may take to answer after it is spawned; the SDK polls until it
+does. (The SDK's own default, 5 s, is not met on a loaded machine.)"""
+
+
 async def start_dev_server(
     *, namespace: str = "default", port: int | None = None, ui: bool = False
 ) -> WorkflowEnvironment:
@@ -80,4 +86,5 @@ async def start_dev_server(
         ui=ui,
         dev_server_existing_path=str(temporal_cli_path()),
         dev_server_log_level="error",
+        dev_server_startup_timeout=STARTUP_BOUND,
     )
