@@ -301,7 +301,7 @@ class CairnRequestHandler(RequestHandler):
         the log holds them, so the answer needs no read of them. A run this process
         executes is followed to its end (its row is settled by then), so the answer goes out
         at once; another process's run is read until it has settled."""
-        live = self.runs.executor.live(run)
+        live = self.runs.executor.live(run, events=False)
         if live is not None:
             with contextlib.suppress(Exception):  # a failed run: its row says how
                 async for _ in live:

@@ -86,18 +86,31 @@ def _check_for(annotation: Any) -> Check:
         return lambda value: type(value) in (str, int, bool) and value in choices
     if origin is list:
         item = _check_for(args[0]) if args else _native
-        return lambda value: type(value) is list and all(v is not None and item(v) for v in value)
+
+        def check_list(value: Any) -> bool:
+            if type(value) is not list:
+                return False
+            for each in value:  # noqa: SIM110 - a loop: no generator per list
+                if each is None or not item(each):
+                    return False
+            return True
+
+        return check_list
     if origin is dict:
         if args and args[0] is not str:
             return _never
         entry = _check_for(args[1]) if args else _native
-        return lambda value: (
-            type(value) is dict
-            and all(
-                type(k) is str and (entry is _native or v is not None) and entry(v)
-                for k, v in value.items()
-            )
-        )
+        none_ok = entry is _native
+
+        def check_dict(value: Any) -> bool:
+            if type(value) is not dict:
+                return False
+            for key, item in value.items():
+                if type(key) is not str or (item is None and not none_ok) or not entry(item):
+                    return False
+            return True
+
+        return check_dict
     if origin is set:
         if args and args[0] is str:
             return lambda value: type(value) is set and all(type(v) is str for v in value)
@@ -128,22 +141,43 @@ def _model_check(cls: type[BaseModel]) -> Check:
         for name, field in cls.model_fields.items()
         if not (field.default_factory is None and field.default is None)
     ]
-    checks: dict[str, Check] = {}  # filled at the first check: models refer to each other
+    # Per field: the one type a value must have when a type check is all it takes (a str,
+    # int, bool or bytes field), else None and the check to call. Filled at the first check:
+    # models refer to each other.
+    plan: dict[str, tuple[type | None, Check]] = {}
 
     def check(value: Any) -> bool:
         if type(value) is not cls:
             return False
         if value.__pydantic_extra__ or getattr(value, "__pydantic_private__", None):
             return False
-        if not checks:
-            checks.update({n: _check_for(f.annotation) for n, f in cls.model_fields.items()})
+        if not plan:
+            plan.update({n: _plan_for(f.annotation) for n, f in cls.model_fields.items()})
         fields = value.__dict__
         for name in not_none:
             if fields.get(name) is None:
                 return False
         for name, found in fields.items():
-            if found is not None and not checks[name](found):
+            if found is None:
+                continue
+            exact, inner = plan[name]
+            if exact is not None:
+                if type(found) is not exact:
+                    return False
+            elif not inner(found):
                 return False
         return True
 
     return check
+
+
+_EXACT = (str, int, bool, bytes)
+
+
+def _plan_for(annotation: Any) -> tuple[type | None, Check]:
+    """``_check_for(annotation)``, with the type to compare inline when that is the check."""
+    kept = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, pytypes.UnionType) and len(kept) == 1:
+        annotation = kept[0]
+    exact = annotation if annotation in _EXACT else None
+    return exact, _check_for(annotation)

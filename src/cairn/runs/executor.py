@@ -50,10 +50,11 @@ class RunExecutor(abc.ABC):
         boundary, and what it committed stays. Returns once the request is recorded (the
         row says when the run has ended)."""
 
-    def live(self, run: StoredRun) -> AsyncIterator[Event] | None:
+    def live(self, run: StoredRun, *, events: bool = True) -> AsyncIterator[Event] | None:
         """The run's events as this process produces them (partial chunks too), from now
         until the run ends; None when it does not execute here (a reader then tails the
-        log, which has every committed event)."""
+        log, which has every committed event). ``events=False``: an iteration that yields
+        nothing and stops when the run ends (for a caller that waits for the end only)."""
         return None
 
     def running_here(self, app_name: str, user_id: str, session_id: str) -> list[str]:

@@ -261,7 +261,7 @@ class InProcessExecutor(RunExecutor):
         else:
             await self._take_lease_from(running)
 
-    def live(self, run: StoredRun) -> AsyncIterator[Event] | None:
+    def live(self, run: StoredRun, *, events: bool = True) -> AsyncIterator[Event] | None:
         key = _run_key(run)
         channel = self.live_runs.find(key)
         if channel is None:
@@ -270,7 +270,7 @@ class InProcessExecutor(RunExecutor):
         queued = queue is not None and any(q.run.run_id == run.run_id for q in queue.waiting)
         if not queued and self._task_here(key) is None:
             return None  # its channel was left behind by an event loop that has ended
-        return channel.subscribe()
+        return channel.subscribe(events=events)
 
     def _task_here(self, key: RunKey) -> asyncio.Task[None] | None:
         """The run's task, if it executes in this event loop now."""

@@ -66,6 +66,7 @@ class LiveChannel:
 
     def __init__(self) -> None:
         self._listeners: list[Subscription] = []
+        self._end_only: list[Subscription] = []
         self._end: _End | None = None
         self.published = 0
         """How many events the run has produced so far."""
@@ -74,18 +75,20 @@ class LiveChannel:
     def ended(self) -> bool:
         return self._end is not None
 
-    def subscribe(self) -> Subscription:
-        """A listener from now on (registered at once, before this returns)."""
+    def subscribe(self, *, events: bool = True) -> Subscription:
+        """A listener from now on (registered at once, before this returns); with
+        ``events=False`` it is told only of the end (its iteration yields nothing)."""
         subscription = Subscription(self)
         if self._end is not None:
             subscription._put(self._end)
         else:
-            self._listeners.append(subscription)
+            (self._listeners if events else self._end_only).append(subscription)
         return subscription
 
     def unsubscribe(self, subscription: Subscription) -> None:
-        if subscription in self._listeners:
-            self._listeners.remove(subscription)
+        for listeners in (self._listeners, self._end_only):
+            if subscription in listeners:
+                listeners.remove(subscription)
 
     def publish(self, event: Event) -> None:
         """Hand ``event`` to every listener."""
@@ -101,9 +104,10 @@ class LiveChannel:
         if self._end is not None:
             return
         self._end = _End(error, outcome)
-        for listener in self._listeners:
+        for listener in (*self._listeners, *self._end_only):
             listener._put(self._end)
         self._listeners.clear()
+        self._end_only.clear()
 
 
 class LiveRuns:
