@@ -19,6 +19,7 @@ import contextlib
 import functools
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator, Mapping
+from types import TracebackType
 from typing import Protocol, TypeVar
 
 from google.genai import types
@@ -108,36 +109,55 @@ def _current(span: Span) -> contextlib.AbstractContextManager[object]:
     return trace.use_span(span, record_exception=False, set_status_on_exception=False)
 
 
-@contextlib.contextmanager
-def _span(
-    name: str,
-    attributes: Mapping[str, AttributeValue],
-    kind: SpanKind = SpanKind.INTERNAL,
-    measure: Measure | None = None,
-) -> Iterator[Span]:
+class _SpanScope(contextlib.AbstractContextManager[Span]):
     """A span, child of the current one, that records an escaping exception and always ends;
     ``measure`` is told its duration (for the metrics).
 
-    A provider configured later is used (the API's proxy tracer forwards to it).
+    A provider configured later is used (the API's proxy tracer forwards to it). A class
+    rather than a generator: six of these open per invocation, traced or not.
     """
-    span = (
-        _tracer().start_span(name, kind=kind, attributes=attributes)
-        if _tracing()
-        else trace.INVALID_SPAN
-    )
-    started = time.perf_counter()
-    error_type: str | None = None
-    try:
-        yield span
-    except Exception as error:  # GeneratorExit and cancellation are not errors
-        error_type = type(error).__qualname__
-        span.record_exception(error)
-        _set_error(span, error_type, f"{type(error).__name__}: {error}")
-        raise
-    finally:
-        span.end()
-        if measure is not None:
-            measure(time.perf_counter() - started, error_type)
+
+    __slots__ = ("_attributes", "_kind", "_measure", "_name", "_span", "_started")
+
+    def __init__(
+        self,
+        name: str,
+        attributes: Mapping[str, AttributeValue],
+        kind: SpanKind = SpanKind.INTERNAL,
+        measure: Measure | None = None,
+    ) -> None:
+        self._name = name
+        self._attributes = attributes
+        self._kind = kind
+        self._measure = measure
+        self._span: Span = trace.INVALID_SPAN
+        self._started = 0.0
+
+    def __enter__(self) -> Span:
+        if _tracing():
+            self._span = _tracer().start_span(
+                self._name, kind=self._kind, attributes=self._attributes
+            )
+        self._started = time.perf_counter()
+        return self._span
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        span = self._span
+        error_type: str | None = None
+        try:
+            if isinstance(error, Exception):  # GeneratorExit and cancellation are not errors
+                error_type = type(error).__qualname__
+                span.record_exception(error)
+                _set_error(span, error_type, f"{type(error).__name__}: {error}")
+        finally:
+            span.end()
+            if self._measure is not None:
+                self._measure(time.perf_counter() - self._started, error_type)
 
 
 async def _steps_in(span: Span, events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
@@ -177,7 +197,9 @@ def invocation_span(
     def measure(seconds: float, error_type: str | None) -> None:
         metrics.record_invocation(app_name, seconds, error_type)
 
-    return _span("invocation", _ids(app_name, user_id, session_id, invocation_id), measure=measure)
+    return _SpanScope(
+        "invocation", _ids(app_name, user_id, session_id, invocation_id), measure=measure
+    )
 
 
 def agent_span(ctx: Invocation, agent_name: str) -> contextlib.AbstractContextManager[Span]:
@@ -187,7 +209,7 @@ def agent_span(ctx: Invocation, agent_name: str) -> contextlib.AbstractContextMa
         "gen_ai.agent.name": agent_name,
         **_ids_of(ctx),
     }
-    return _span(f"invoke_agent {agent_name}", attributes)
+    return _SpanScope(f"invoke_agent {agent_name}", attributes)
 
 
 def model_span(ctx: Invocation, model: str) -> contextlib.AbstractContextManager[Span]:
@@ -202,7 +224,7 @@ def model_span(ctx: Invocation, model: str) -> contextlib.AbstractContextManager
     def measure(seconds: float, error_type: str | None) -> None:
         metrics.record_model_call(model, seconds, error_type)
 
-    return _span(f"chat {model}".rstrip(), attributes, SpanKind.CLIENT, measure)
+    return _SpanScope(f"chat {model}".rstrip(), attributes, SpanKind.CLIENT, measure)
 
 
 _REQUEST_SETTINGS = {
@@ -297,7 +319,7 @@ def tool_span(ctx: Invocation, tool_name: str, call_id: str | None) -> Iterator[
         metrics.record_tool_call(tool_name, seconds, error_type)
 
     with (
-        _span(f"execute_tool {tool_name}", attributes, measure=measure) as span,
+        _SpanScope(f"execute_tool {tool_name}", attributes, measure=measure) as span,
         _current(span),
     ):
         yield span
