@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -65,7 +66,7 @@ class Context:
     ) -> None:
         self._invocation_context = invocation_context
         self._node_runner = node_runner
-        self._event_actions = event_actions if event_actions is not None else EventActions()
+        self._given_actions = event_actions
         self._function_call_id = function_call_id
         self._tool_confirmation = tool_confirmation
         self.node_path = node_path
@@ -84,7 +85,6 @@ class Context:
         """A workflow node's output, when it sets it here instead of yielding it."""
         self.route: Any = None
         """A workflow node's route, when it sets it here instead of on an event."""
-        self._state = State(invocation_context.session.state, self._event_actions.state_delta)
 
     async def run_node(
         self,
@@ -131,6 +131,16 @@ class Context:
     @property
     def invocation_context(self) -> InvocationContext:
         return self._invocation_context
+
+    # Made at first use: most contexts (one per model call for its tools, one per callback
+    # hook) are never written through.
+    @functools.cached_property
+    def _event_actions(self) -> EventActions:
+        return self._given_actions if self._given_actions is not None else EventActions()
+
+    @functools.cached_property
+    def _state(self) -> State:
+        return State(self._invocation_context.session.state, self._event_actions.state_delta)
 
     @property
     def state(self) -> State:
