@@ -72,6 +72,11 @@ StaticInstruction = str | types.Content | types.Part | list[str | types.Part]
 TRANSFER_TOOL = "transfer_to_agent"
 
 
+_BLANK_CONFIG = types.GenerateContentConfig()
+"""Copied (never changed) for an agent without a config of its own: every field is None, so
+a shallow copy is a new ``GenerateContentConfig()``, made without genai's validators."""
+
+
 def _apply_run_config(config: types.GenerateContentConfig, run_config: RunConfig) -> None:
     """Add the invocation's ``labels`` and ``http_options`` to a request's config (the
     agent's own headers and labels stay unless the run names the same ones)."""
@@ -315,7 +320,7 @@ class LlmAgent(BaseAgent):
         config = (
             self.generate_content_config.model_copy(deep=True)
             if self.generate_content_config
-            else types.GenerateContentConfig()
+            else _BLANK_CONFIG.model_copy()
         )
         _apply_run_config(config, ctx.run_config)
         request = LlmRequest(model=model.model, config=config)
