@@ -30,7 +30,12 @@ from cairn.a2a.converters.to_adk_event import (
     convert_a2a_message_to_event as convert_a2a_message_to_event,
 )
 from cairn.a2a.converters.to_adk_event import convert_a2a_task_to_event as convert_a2a_task_to_event
-from cairn.a2a.converters.utils import adk_metadata_key, dict_to_struct, struct_to_dict
+from cairn.a2a.converters.utils import (
+    adk_metadata_key,
+    dict_to_struct,
+    struct_to_dict,
+    update_struct,
+)
 from cairn.events.event import Event
 from cairn.events.interrupts import REQUEST_CREDENTIAL_FUNCTION
 
@@ -114,7 +119,7 @@ def message_from_event(
         return None
     message = a2a_types.Message(message_id=event.id, role=role, parts=parts)
     if metadata:
-        message.metadata.update(metadata)  # filled in place: no Struct made to copy
+        update_struct(message.metadata, metadata)  # filled in place: no Struct made to copy
     return message
 
 
