@@ -58,6 +58,14 @@ TERMINAL_STATES = frozenset(
     }
 )
 
+# The values the answer's path compares and sets, read once: each ``TaskState.X`` or
+# ``Role.X`` is a lookup in Python (protobuf's EnumTypeWrapper.__getattr__) on every use.
+_COMPLETED = TaskState.TASK_STATE_COMPLETED
+_FAILED = TaskState.TASK_STATE_FAILED
+_WAITING = (TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED)
+_USER = a2a_types.Role.ROLE_USER
+_AGENT = a2a_types.Role.ROLE_AGENT
+
 
 @dataclasses.dataclass(frozen=True)
 class TaskRecord:
@@ -121,7 +129,7 @@ def _message(record: TaskRecord, event: Event) -> a2a_types.Message | None:
     converted = record._messages
     if event.id in converted:
         return converted[event.id]
-    role = a2a_types.Role.ROLE_USER if event.author == "user" else a2a_types.Role.ROLE_AGENT
+    role = _USER if event.author == "user" else _AGENT
     message = message_from_event(event, role=role, metadata=event_metadata(event, **record.where))
     if message is not None:
         message.task_id = record.task.task_id
@@ -247,13 +255,13 @@ def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
         moment = run.ended_at or run.started_at or run.created_at
         status.timestamp.FromMicroseconds(_micros(moment))
     message: a2a_types.Message | None = None
-    if state in (TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED):
+    if state in _WAITING:
         message = pause_message(record)
-    elif state == TaskState.TASK_STATE_COMPLETED:
+    elif state == _COMPLETED:
         message = final_message(record)
-    elif state == TaskState.TASK_STATE_FAILED and (failure := error_event(record)) is not None:
+    elif state == _FAILED and (failure := error_event(record)) is not None:
         message = _error_message(record, failure)
-    elif state == TaskState.TASK_STATE_FAILED and run is not None:
+    elif state == _FAILED and run is not None:
         error = run.error or {}
         text = str(error.get("message") or DEFAULT_ERROR_MESSAGE)
         message = a2a_types.Message(
@@ -286,7 +294,7 @@ async def artifacts_of(record: TaskRecord, load: ArtifactLoader | None) -> list[
                         parts=[converted],
                     )
                 )
-    if state_of(record) == TaskState.TASK_STATE_COMPLETED:
+    if state_of(record) == _COMPLETED:
         answer = final_message(record)
         if answer is not None:
             found.append(
