@@ -246,10 +246,10 @@ def _micros(moment: float) -> int:
     return int(whole) * 1_000_000 + round(fraction * 1e6)
 
 
-def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
-    """The task's status, with the message that goes with it."""
-    state = state_of(record)
-    status = a2a_types.TaskStatus(state=state)
+def fill_status(status: a2a_types.TaskStatus, record: TaskRecord) -> None:
+    """Fill ``status`` (a Task's, empty) with the task's status and the message that goes
+    with it: in place, not made and then copied into the Task."""
+    state = status.state = state_of(record)
     run = record.run
     if run is not None:
         moment = run.ended_at or run.started_at or run.created_at
@@ -273,13 +273,15 @@ def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
         )
     if message is not None:
         status.message.CopyFrom(message)
-    return status
 
 
-async def artifacts_of(record: TaskRecord, load: ArtifactLoader | None) -> list[a2a_types.Artifact]:
-    """The final answer (artifact ``response``, once the task completed) and every artifact
-    version the invocation saved, in the order it saved them."""
-    found: list[a2a_types.Artifact] = []
+async def add_artifacts(
+    task: a2a_types.Task, record: TaskRecord, load: ArtifactLoader | None
+) -> None:
+    """Add to the task's artifacts every artifact version the invocation saved, in the order
+    it saved them, then the final answer (artifact ``response``, once the task completed):
+    each made in place, not made and then copied into the Task."""
+    found = task.artifacts
     if load is not None:
         for event in record.events:
             for filename, version in event.actions.artifact_delta.items():
@@ -287,25 +289,19 @@ async def artifacts_of(record: TaskRecord, load: ArtifactLoader | None) -> list[
                 converted = convert_genai_part_to_a2a_part(part) if part is not None else None
                 if converted is None:
                     continue
-                found.append(
-                    a2a_types.Artifact(
-                        artifact_id=artifact_id(**record.where, filename=filename, version=version),
-                        name=filename,
-                        parts=[converted],
-                    )
+                found.add(
+                    artifact_id=artifact_id(**record.where, filename=filename, version=version),
+                    name=filename,
+                    parts=[converted],
                 )
     if state_of(record) == _COMPLETED:
         answer = final_message(record)
         if answer is not None:
-            found.append(
-                a2a_types.Artifact(
-                    artifact_id=f"{record.task.task_id}-{RESPONSE_ARTIFACT}",
-                    name=RESPONSE_ARTIFACT,
-                    parts=list(answer.parts),
-                    metadata=answer.metadata,
-                )
+            response = found.add(
+                artifact_id=f"{record.task.task_id}-{RESPONSE_ARTIFACT}", name=RESPONSE_ARTIFACT
             )
-    return found
+            response.parts.MergeFrom(answer.parts)
+            response.metadata.CopyFrom(answer.metadata)
 
 
 async def build_task(
@@ -316,10 +312,8 @@ async def build_task(
     messages = history(record)
     if history_length is not None:
         messages = messages[-history_length:] if history_length > 0 else []
-    return a2a_types.Task(
-        id=record.task.task_id,
-        context_id=record.task.session_id,
-        status=status_of(record),
-        history=messages,
-        artifacts=await artifacts_of(record, load),
-    )
+    task = a2a_types.Task(id=record.task.task_id, context_id=record.task.session_id)
+    fill_status(task.status, record)
+    task.history.extend(messages)
+    await add_artifacts(task, record, load)
+    return task
