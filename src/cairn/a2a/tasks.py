@@ -58,6 +58,14 @@ TERMINAL_STATES = frozenset(
     }
 )
 
+# The values the answer's path compares and sets, read once: each ``TaskState.X`` or
+# ``Role.X`` is a lookup in Python (protobuf's EnumTypeWrapper.__getattr__) on every use.
+_COMPLETED = TaskState.TASK_STATE_COMPLETED
+_FAILED = TaskState.TASK_STATE_FAILED
+_WAITING = (TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED)
+_USER = a2a_types.Role.ROLE_USER
+_AGENT = a2a_types.Role.ROLE_AGENT
+
 
 @dataclasses.dataclass(frozen=True)
 class TaskRecord:
@@ -121,7 +129,7 @@ def _message(record: TaskRecord, event: Event) -> a2a_types.Message | None:
     converted = record._messages
     if event.id in converted:
         return converted[event.id]
-    role = a2a_types.Role.ROLE_USER if event.author == "user" else a2a_types.Role.ROLE_AGENT
+    role = _USER if event.author == "user" else _AGENT
     message = message_from_event(event, role=role, metadata=event_metadata(event, **record.where))
     if message is not None:
         message.task_id = record.task.task_id
@@ -238,22 +246,22 @@ def _micros(moment: float) -> int:
     return int(whole) * 1_000_000 + round(fraction * 1e6)
 
 
-def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
-    """The task's status, with the message that goes with it."""
-    state = state_of(record)
-    status = a2a_types.TaskStatus(state=state)
+def fill_status(status: a2a_types.TaskStatus, record: TaskRecord) -> None:
+    """Fill ``status`` (a Task's, empty) with the task's status and the message that goes
+    with it: in place, not made and then copied into the Task."""
+    state = status.state = state_of(record)
     run = record.run
     if run is not None:
         moment = run.ended_at or run.started_at or run.created_at
         status.timestamp.FromMicroseconds(_micros(moment))
     message: a2a_types.Message | None = None
-    if state in (TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED):
+    if state in _WAITING:
         message = pause_message(record)
-    elif state == TaskState.TASK_STATE_COMPLETED:
+    elif state == _COMPLETED:
         message = final_message(record)
-    elif state == TaskState.TASK_STATE_FAILED and (failure := error_event(record)) is not None:
+    elif state == _FAILED and (failure := error_event(record)) is not None:
         message = _error_message(record, failure)
-    elif state == TaskState.TASK_STATE_FAILED and run is not None:
+    elif state == _FAILED and run is not None:
         error = run.error or {}
         text = str(error.get("message") or DEFAULT_ERROR_MESSAGE)
         message = a2a_types.Message(
@@ -265,13 +273,15 @@ def status_of(record: TaskRecord) -> a2a_types.TaskStatus:
         )
     if message is not None:
         status.message.CopyFrom(message)
-    return status
 
 
-async def artifacts_of(record: TaskRecord, load: ArtifactLoader | None) -> list[a2a_types.Artifact]:
-    """The final answer (artifact ``response``, once the task completed) and every artifact
-    version the invocation saved, in the order it saved them."""
-    found: list[a2a_types.Artifact] = []
+async def add_artifacts(
+    task: a2a_types.Task, record: TaskRecord, load: ArtifactLoader | None
+) -> None:
+    """Add to the task's artifacts every artifact version the invocation saved, in the order
+    it saved them, then the final answer (artifact ``response``, once the task completed):
+    each made in place, not made and then copied into the Task."""
+    found = task.artifacts
     if load is not None:
         for event in record.events:
             for filename, version in event.actions.artifact_delta.items():
@@ -279,25 +289,19 @@ async def artifacts_of(record: TaskRecord, load: ArtifactLoader | None) -> list[
                 converted = convert_genai_part_to_a2a_part(part) if part is not None else None
                 if converted is None:
                     continue
-                found.append(
-                    a2a_types.Artifact(
-                        artifact_id=artifact_id(**record.where, filename=filename, version=version),
-                        name=filename,
-                        parts=[converted],
-                    )
+                found.add(
+                    artifact_id=artifact_id(**record.where, filename=filename, version=version),
+                    name=filename,
+                    parts=[converted],
                 )
-    if state_of(record) == TaskState.TASK_STATE_COMPLETED:
+    if state_of(record) == _COMPLETED:
         answer = final_message(record)
         if answer is not None:
-            found.append(
-                a2a_types.Artifact(
-                    artifact_id=f"{record.task.task_id}-{RESPONSE_ARTIFACT}",
-                    name=RESPONSE_ARTIFACT,
-                    parts=list(answer.parts),
-                    metadata=answer.metadata,
-                )
+            response = found.add(
+                artifact_id=f"{record.task.task_id}-{RESPONSE_ARTIFACT}", name=RESPONSE_ARTIFACT
             )
-    return found
+            response.parts.MergeFrom(answer.parts)
+            response.metadata.CopyFrom(answer.metadata)
 
 
 async def build_task(
@@ -308,10 +312,8 @@ async def build_task(
     messages = history(record)
     if history_length is not None:
         messages = messages[-history_length:] if history_length > 0 else []
-    return a2a_types.Task(
-        id=record.task.task_id,
-        context_id=record.task.session_id,
-        status=status_of(record),
-        history=messages,
-        artifacts=await artifacts_of(record, load),
-    )
+    task = a2a_types.Task(id=record.task.task_id, context_id=record.task.session_id)
+    fill_status(task.status, record)
+    task.history.extend(messages)
+    await add_artifacts(task, record, load)
+    return task

@@ -30,7 +30,12 @@ from cairn.a2a.converters.to_adk_event import (
     convert_a2a_message_to_event as convert_a2a_message_to_event,
 )
 from cairn.a2a.converters.to_adk_event import convert_a2a_task_to_event as convert_a2a_task_to_event
-from cairn.a2a.converters.utils import adk_metadata_key, dict_to_struct, struct_to_dict
+from cairn.a2a.converters.utils import (
+    adk_metadata_key,
+    dict_to_struct,
+    struct_to_dict,
+    update_struct,
+)
 from cairn.events.event import Event
 from cairn.events.interrupts import REQUEST_CREDENTIAL_FUNCTION
 
@@ -63,6 +68,25 @@ def _json(value: Any) -> Any:
     return value
 
 
+# ADK's metadata keys of an event, in the order ``event_metadata`` gives them.
+_METADATA_KEYS = tuple(
+    adk_metadata_key(name)
+    for name in (
+        "app_name",
+        "user_id",
+        "session_id",
+        "invocation_id",
+        "author",
+        "event_id",
+        "branch",
+        "custom_metadata",
+        "usage_metadata",
+        "grounding_metadata",
+        "error_code",
+    )
+)
+
+
 def event_metadata(
     event: Event,
     *,
@@ -71,20 +95,21 @@ def event_metadata(
     session_id: str | None = None,
 ) -> dict[str, Any]:
     """ADK's ``adk_*`` metadata of an event (what is known of it; never its state delta)."""
-    fields: dict[str, Any] = {
-        "app_name": app_name,
-        "user_id": user_id,
-        "session_id": session_id,
-        "invocation_id": event.invocation_id,
-        "author": event.author,
-        "event_id": event.id,
-        "branch": event.branch,
-        "custom_metadata": event.custom_metadata or None,
-        "usage_metadata": _json(event.usage_metadata),
-        "grounding_metadata": _json(event.grounding_metadata),
-        "error_code": event.error_code,
-    }
-    return {adk_metadata_key(k): v for k, v in fields.items() if v is not None and v != ""}
+    usage, grounding = event.usage_metadata, event.grounding_metadata
+    values = (
+        app_name,
+        user_id,
+        session_id,
+        event.invocation_id,
+        event.author,
+        event.id,
+        event.branch,
+        event.custom_metadata or None,
+        None if usage is None else _json(usage),
+        None if grounding is None else _json(grounding),
+        event.error_code,
+    )
+    return {k: v for k, v in zip(_METADATA_KEYS, values, strict=True) if v is not None and v != ""}
 
 
 def message_from_event(
@@ -114,7 +139,7 @@ def message_from_event(
         return None
     message = a2a_types.Message(message_id=event.id, role=role, parts=parts)
     if metadata:
-        message.metadata.update(metadata)  # filled in place: no Struct made to copy
+        update_struct(message.metadata, metadata)  # filled in place: no Struct made to copy
     return message
 
 

@@ -45,10 +45,22 @@ def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
     return result
 
 
+def update_struct(struct: struct_pb2.Struct, values: dict[str, Any]) -> None:
+    """``struct.update(values)``, at half the cost for the str values most metadata holds:
+    ``Struct.update`` checks each value's type in Python (None? bool? str?) before it sets
+    a str as the ``string_value`` that this sets at once. Other values go through it."""
+    fields = struct.fields
+    for key, value in values.items():
+        if type(value) is str:
+            fields[key].string_value = value
+        else:
+            struct[key] = value
+
+
 def dict_to_struct(values: dict[str, Any]) -> struct_pb2.Struct:
     """A plain JSON dict as a protobuf Struct (A2A metadata)."""
     struct = struct_pb2.Struct()
-    struct.update(values)  # the well-known type's own filling: no JSON parser
+    update_struct(struct, values)  # the well-known type's own filling: no JSON parser
     return struct
 
 
