@@ -24,7 +24,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -389,32 +389,47 @@ async def _kept(
         timer.cancel()
         # Whole even if the invocation is being cancelled: a renewal still running when the
         # release is sent would take the lease again, and the session would stay busy.
-        await uninterrupted(_release(service, lease, renewal))
+        await _release(service, lease, renewal)
 
 
 async def _release(
     service: BaseSessionService, lease: SessionLease, renewal: asyncio.Task[None] | None = None
 ) -> None:
-    if renewal is not None:
-        renewal.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await renewal  # a renewal that failed (store unavailable) still leaves a release due
-    try:
-        await service.release_session_lease(
+    """Stop the renewals, then give ``lease`` back, whole even if the caller is cancelled
+    meanwhile (``uninterrupted``: raised once it is done); then wake the next waiter of
+    this process."""
+
+    def release() -> Coroutine[Any, Any, None]:
+        return service.release_session_lease(
             app_name=lease.app_name,
             user_id=lease.user_id,
             session_id=lease.session_id,
             holder=lease.holder,
             generation=lease.generation,
         )
+
+    try:
+        # Without renewals, the work is the store's own release (run in place by
+        # ``uninterrupted`` when that never suspends).
+        await uninterrupted(release() if renewal is None else _after(renewal, release))
     finally:
         _wake_head(_line_key(service, lease.app_name, lease.user_id, lease.session_id))
+
+
+async def _after(
+    renewal: asyncio.Task[None], release: Callable[[], Coroutine[Any, Any, None]]
+) -> None:
+    """Cancel ``renewal`` and wait for it to end, then ``release``."""
+    renewal.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await renewal  # a renewal that failed (store unavailable) still leaves a release due
+    await release()
 
 
 async def release_session(service: BaseSessionService, lease: SessionLease) -> None:
     """Give back a lease ``take_session_over`` returned; the next waiter of this process is
     woken at once."""
-    await uninterrupted(_release(service, lease))
+    await _release(service, lease)
 
 
 @contextlib.contextmanager
