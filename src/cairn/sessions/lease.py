@@ -117,6 +117,13 @@ def bind_lease(session: Session, lease: SessionLease) -> None:
 
 def bound_lease(session: Session) -> SessionLease | None:
     """The lease appends through ``session`` are fenced by (None: not fenced)."""
+    # Read from the model's private values directly: ``session._lease`` goes through
+    # pydantic's ``__getattr__``, which costs more than the append's own checks. Anything
+    # unusual there (a private value deleted) is left to that path, and its error.
+    private = session.__pydantic_private__
+    if private is not None and "_lease" in private:
+        lease: SessionLease | None = private["_lease"]
+        return lease
     return session._lease
 
 
