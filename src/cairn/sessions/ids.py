@@ -21,23 +21,35 @@ CREDENTIAL_KEY_LENGTH = 255
 _FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
+_KNOWN_VALID_MAX = 4096
+_known_valid: set[str] = set()
+"""Strings that passed ``check_id`` lately (at most ``_KNOWN_VALID_MAX``): whether a ``str``
+is a valid id depends on its characters only, and a store checks the same few ids many
+times per call of its user (``create_session``, the lease, every ``append_event``)."""
+
+
 def check_id(which: str, value: object) -> None:
     """Raise ``InvalidIdError`` unless ``value`` is a valid id; ``which`` names it ("user id")."""
+    if type(value) is str and value in _known_valid:
+        return  # equal to a string that passed (a subclass of str is always checked)
     if not isinstance(value, str):
         raise InvalidIdError(which=which, value=value, reason=f"it is {type(value).__name__}")
     if not value:
         raise InvalidIdError(which=which, value=value, reason="it is empty")
     if len(value) > MAX_ID_LENGTH:
         raise InvalidIdError(which=which, value=value, reason=f"it is {len(value)} characters")
-    if value.isascii() and value.isprintable():
-        return  # the common case, without the search: no control character in it
-    found = _FORBIDDEN.search(value)
-    if found is not None:
-        char = found.group()
-        kind = "a lone surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
-        raise InvalidIdError(
-            which=which, value=value, reason=f"it contains {kind} (U+{ord(char):04X})"
-        )
+    if not (value.isascii() and value.isprintable()):  # else no control character in it
+        found = _FORBIDDEN.search(value)
+        if found is not None:
+            char = found.group()
+            kind = "a lone surrogate" if "\ud800" <= char <= "\udfff" else "a control character"
+            raise InvalidIdError(
+                which=which, value=value, reason=f"it contains {kind} (U+{ord(char):04X})"
+            )
+    if type(value) is str:
+        if len(_known_valid) >= _KNOWN_VALID_MAX:
+            _known_valid.clear()
+        _known_valid.add(value)
 
 
 _NOT_GIVEN = object()
@@ -47,10 +59,13 @@ def check_ids(
     app_name: object, user_id: object = _NOT_GIVEN, session_id: object = _NOT_GIVEN
 ) -> None:
     """Check the app name and, when passed, the user id and session id."""
-    check_id("app name", app_name)
-    if user_id is not _NOT_GIVEN:
+    known = _known_valid
+    # Ids that passed before are known without a call each (see ``check_id``).
+    if type(app_name) is not str or app_name not in known:
+        check_id("app name", app_name)
+    if user_id is not _NOT_GIVEN and (type(user_id) is not str or user_id not in known):
         check_id("user id", user_id)
-    if session_id is not _NOT_GIVEN:
+    if session_id is not _NOT_GIVEN and (type(session_id) is not str or session_id not in known):
         check_id("session id", session_id)
 
 

@@ -48,6 +48,7 @@ from cairn.sessions.session_info import (
     first_user_text,
 )
 from cairn.sessions.span_store import InMemorySpanStore
+from cairn.sessions.uninterrupted import never_suspends
 
 _T = TypeVar("_T")
 
@@ -575,6 +576,7 @@ class InMemorySessionService(BaseSessionService):
                 return current.holder
             return SessionLease(app_name, user_id, session_id, holder, generation)
 
+    @never_suspends  # a release is handed to ``uninterrupted``: this one runs in place
     async def release_session_lease(
         self,
         *,

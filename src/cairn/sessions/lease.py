@@ -24,7 +24,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +117,13 @@ def bind_lease(session: Session, lease: SessionLease) -> None:
 
 def bound_lease(session: Session) -> SessionLease | None:
     """The lease appends through ``session`` are fenced by (None: not fenced)."""
+    # Read from the model's private values directly: ``session._lease`` goes through
+    # pydantic's ``__getattr__``, which costs more than the append's own checks. Anything
+    # unusual there (a private value deleted) is left to that path, and its error.
+    private = session.__pydantic_private__
+    if private is not None and "_lease" in private:
+        lease: SessionLease | None = private["_lease"]
+        return lease
     return session._lease
 
 
@@ -347,95 +354,141 @@ async def _acquire(
 
 
 # -- holding one ------------------------------------------------------------------------------
-@contextlib.asynccontextmanager
-async def _kept(
+async def _renew(
     service: BaseSessionService, key: dict[str, Any], lease: HeldLease, ttl: float
-) -> AsyncIterator[HeldLease]:
-    """Keep ``lease`` for the block (renewing it in the background), then release it and wake
-    the next waiter of this process."""
-
-    async def renew() -> None:
-        while True:
-            try:
-                renewed = await service.acquire_session_lease(
-                    **key, holder=lease.holder, ttl=ttl, generation=lease.generation
-                )
-            except Exception:  # the store is briefly unreachable: try again next round
-                logger.warning("could not renew the lease of %s", lease.holder, exc_info=True)
-                renewed = None
-            if isinstance(renewed, str):
-                logger.warning(
-                    "invocation %s lost its lease on session %r to %s; its next append will "
-                    "be refused",
-                    lease.holder,
-                    lease.session_id,
-                    renewed or "nobody",
-                )
-                return
-            await _pause(ttl / 3)
-
-    # The renewals start a third of the ttl from now, in a task of their own then: most
-    # invocations have ended by that time, and make no task for them.
-    renewal: asyncio.Task[None] | None = None
-
-    def start_renewing() -> None:
-        nonlocal renewal
-        renewal = asyncio.create_task(renew())
-
-    timer = asyncio.get_running_loop().call_later(ttl / 3, start_renewing)
-    try:
-        yield lease
-    finally:
-        timer.cancel()
-        # Whole even if the invocation is being cancelled: a renewal still running when the
-        # release is sent would take the lease again, and the session would stay busy.
-        await uninterrupted(_release(service, lease, renewal))
+) -> None:
+    """Renew ``lease`` every third of ``ttl`` until it is lost (or the task is cancelled)."""
+    while True:
+        try:
+            renewed = await service.acquire_session_lease(
+                **key, holder=lease.holder, ttl=ttl, generation=lease.generation
+            )
+        except Exception:  # the store is briefly unreachable: try again next round
+            logger.warning("could not renew the lease of %s", lease.holder, exc_info=True)
+            renewed = None
+        if isinstance(renewed, str):
+            logger.warning(
+                "invocation %s lost its lease on session %r to %s; its next append will be refused",
+                lease.holder,
+                lease.session_id,
+                renewed or "nobody",
+            )
+            return
+        await _pause(ttl / 3)
 
 
 async def _release(
     service: BaseSessionService, lease: SessionLease, renewal: asyncio.Task[None] | None = None
 ) -> None:
-    if renewal is not None:
-        renewal.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await renewal  # a renewal that failed (store unavailable) still leaves a release due
-    try:
-        await service.release_session_lease(
+    """Stop the renewals, then give ``lease`` back, whole even if the caller is cancelled
+    meanwhile (``uninterrupted``: raised once it is done); then wake the next waiter of
+    this process."""
+
+    def release() -> Coroutine[Any, Any, None]:
+        return service.release_session_lease(
             app_name=lease.app_name,
             user_id=lease.user_id,
             session_id=lease.session_id,
             holder=lease.holder,
             generation=lease.generation,
         )
+
+    try:
+        # Without renewals, the work is the store's own release (run in place by
+        # ``uninterrupted`` when that never suspends).
+        await uninterrupted(release() if renewal is None else _after(renewal, release))
     finally:
         _wake_head(_line_key(service, lease.app_name, lease.user_id, lease.session_id))
+
+
+async def _after(
+    renewal: asyncio.Task[None], release: Callable[[], Coroutine[Any, Any, None]]
+) -> None:
+    """Cancel ``renewal`` and wait for it to end, then ``release``."""
+    renewal.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await renewal  # a renewal that failed (store unavailable) still leaves a release due
+    await release()
 
 
 async def release_session(service: BaseSessionService, lease: SessionLease) -> None:
     """Give back a lease ``take_session_over`` returned; the next waiter of this process is
     woken at once."""
-    await uninterrupted(_release(service, lease))
+    await _release(service, lease)
 
 
-@contextlib.contextmanager
-def _registered(holder: str) -> Iterator[None]:
-    """``holder`` known to this process as the current task's, for the block."""
-    task = asyncio.current_task()
-    if task is None:
-        yield
-        return
-    with _guard:
-        _holders[holder] = _LocalHolder(task, asyncio.get_running_loop())
-    try:
-        yield
-    finally:
-        with _guard:
-            if _holders.get(holder) is not None and _holders[holder].task is task:
-                del _holders[holder]
+class _Holding:
+    """``hold_session``'s block: the holder known to this process as the current task's
+    (what ``take_session_over`` cancels), the lease taken in line, renewed in the
+    background, released at the end."""
+
+    def __init__(
+        self,
+        service: BaseSessionService,
+        key: dict[str, Any],
+        holder: str,
+        wait: float,
+        ttl: float,
+        take_over: bool,
+    ) -> None:
+        self.service = service
+        self.key = key
+        self.holder = holder
+        self.wait = wait
+        self.ttl = ttl
+        self.take_over = take_over
+        self.task: asyncio.Task[Any] | None = None
+        self.lease: HeldLease | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.renewal: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> HeldLease:
+        self.task = task = asyncio.current_task()
+        if task is not None:
+            with _guard:
+                _holders[self.holder] = _LocalHolder(task, asyncio.get_running_loop())
+        try:
+            lease = await _acquire(
+                self.service,
+                self.key,
+                holder=self.holder,
+                ttl=self.ttl,
+                wait=self.wait,
+                take_over=self.take_over,
+            )
+            assert lease is not None
+        except BaseException:
+            self._forget_holder()
+            raise
+        self.lease = lease
+        # The renewals start a third of the ttl from now, in a task of their own then: most
+        # invocations have ended by that time, and make no task for them.
+        self.timer = asyncio.get_running_loop().call_later(self.ttl / 3, self._start_renewing)
+        return lease
+
+    def _start_renewing(self) -> None:
+        assert self.lease is not None
+        self.renewal = asyncio.create_task(_renew(self.service, self.key, self.lease, self.ttl))
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self.lease is not None and self.timer is not None
+        try:
+            self.timer.cancel()
+            # Whole even if the invocation is being cancelled: a renewal still running when
+            # the release is sent would take the lease again, and the session would stay busy.
+            await _release(self.service, self.lease, self.renewal)
+        finally:
+            self._forget_holder()
+
+    def _forget_holder(self) -> None:
+        task = self.task
+        if task is not None:
+            with _guard:
+                if _holders.get(self.holder) is not None and _holders[self.holder].task is task:
+                    del _holders[self.holder]
 
 
-@contextlib.asynccontextmanager
-async def hold_session(
+def hold_session(
     service: BaseSessionService,
     *,
     app_name: str,
@@ -445,7 +498,7 @@ async def hold_session(
     wait: float,
     ttl: float,
     take_over: bool = False,
-) -> AsyncIterator[HeldLease]:
+) -> contextlib.AbstractAsyncContextManager[HeldLease]:
     """Hold the session's lease for the duration of the block, renewing it in the background.
 
     Callers of this process wait in line, in arrival order: only the first asks the
@@ -461,11 +514,7 @@ async def hold_session(
     (``take_session_over``); the lease's ``interrupted`` names that holder.
     """
     key: dict[str, Any] = {"app_name": app_name, "user_id": user_id, "session_id": session_id}
-    with _registered(holder):
-        lease = await _acquire(service, key, holder=holder, ttl=ttl, wait=wait, take_over=take_over)
-        assert lease is not None
-        async with _kept(service, key, lease, ttl) as kept:
-            yield kept
+    return _Holding(service, key, holder, wait, ttl, take_over)
 
 
 async def take_session_over(
