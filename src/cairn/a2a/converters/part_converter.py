@@ -24,9 +24,9 @@ from pydantic import BaseModel
 
 from cairn.a2a.converters.utils import (
     adk_metadata_key,
-    dict_to_struct,
     python_to_value,
     struct_to_dict,
+    update_struct,
     value_to_python,
 )
 
@@ -88,9 +88,11 @@ _TYPE = adk_metadata_key(A2A_DATA_PART_METADATA_TYPE_KEY)
 
 def _part_metadata_for_model(metadata: dict[str, Any]) -> dict[str, Any] | None:
     """Vertex AI refuses ``part_metadata`` (only the Gemini API takes it): keep it out there."""
+    if not metadata:  # None either way: the environment is read only for metadata to keep
+        return None
     if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in ("true", "1"):
         return None
-    return metadata or None
+    return metadata
 
 
 def _media_fields_from(metadata: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -130,7 +132,7 @@ def _thought_signature(metadata: dict[str, Any]) -> bytes | None:
 def _a2a_part(metadata: dict[str, Any], **content: Any) -> a2a_types.Part:
     part = a2a_types.Part(**content)
     if metadata:
-        part.metadata.CopyFrom(dict_to_struct(metadata))
+        update_struct(part.metadata, metadata)  # filled in place: no Struct made to copy
     return part
 
 
@@ -199,10 +201,11 @@ def _wrapped_data(blob: genai_types.Blob) -> bytes | None:
 
 def convert_genai_part_to_a2a_part(part: genai_types.Part) -> a2a_types.Part | None:
     """One genai part as an A2A part, or ``None`` (logged) for a kind A2A cannot carry."""
-    own = dict(part.part_metadata or {})
+    own = part.part_metadata or {}
     if part.text is not None:
-        thought = {_THOUGHT: part.thought} if part.thought is not None else {}
-        return _a2a_part({**thought, **own}, text=part.text)
+        if part.thought is None:
+            return _a2a_part(own, text=part.text)
+        return _a2a_part({_THOUGHT: part.thought, **own}, text=part.text)
     if part.file_data is not None:
         file_data = part.file_data
         return _a2a_part(
