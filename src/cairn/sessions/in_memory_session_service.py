@@ -39,7 +39,7 @@ from cairn.sessions.paging import (
 )
 from cairn.sessions.run_store import InMemoryRunStore
 from cairn.sessions.scopes import event_scopes, merge_scopes, split_by_scope, stored_form
-from cairn.sessions.session import Session
+from cairn.sessions.session import Session, stored_session
 from cairn.sessions.session_info import (
     FIRST_EVENTS,
     SessionInfo,
@@ -145,7 +145,7 @@ class InMemorySessionService(BaseSessionService):
         return merged
 
     def _snapshot(self, stored: _StoredSession, events: list[str]) -> Session:
-        return Session(
+        return stored_session(
             id=stored.id,
             app_name=stored.app_name,
             user_id=stored.user_id,
@@ -311,7 +311,7 @@ class InMemorySessionService(BaseSessionService):
             state = self._merged_state(stored)
             meta = (stored.last_update_time, stored.revision)
         # Parsing happens outside the lock: the window's JSON strings are immutable.
-        return Session(
+        return stored_session(
             id=session_id,
             app_name=app_name,
             user_id=user_id,
