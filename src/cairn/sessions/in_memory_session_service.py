@@ -38,8 +38,14 @@ from cairn.sessions.paging import (
     next_sessions_cursor,
 )
 from cairn.sessions.run_store import InMemoryRunStore
-from cairn.sessions.scopes import event_scopes, merge_scopes, split_by_scope, stored_form
-from cairn.sessions.session import Session
+from cairn.sessions.scopes import (
+    ScopedDelta,
+    event_scopes,
+    merge_scopes,
+    split_by_scope,
+    stored_form,
+)
+from cairn.sessions.session import Session, stored_session
 from cairn.sessions.session_info import (
     FIRST_EVENTS,
     SessionInfo,
@@ -145,7 +151,7 @@ class InMemorySessionService(BaseSessionService):
         return merged
 
     def _snapshot(self, stored: _StoredSession, events: list[str]) -> Session:
-        return Session(
+        return stored_session(
             id=stored.id,
             app_name=stored.app_name,
             user_id=stored.user_id,
@@ -311,7 +317,7 @@ class InMemorySessionService(BaseSessionService):
             state = self._merged_state(stored)
             meta = (stored.last_update_time, stored.revision)
         # Parsing happens outside the lock: the window's JSON strings are immutable.
-        return Session(
+        return stored_session(
             id=session_id,
             app_name=app_name,
             user_id=user_id,
@@ -393,7 +399,9 @@ class InMemorySessionService(BaseSessionService):
     async def _append_event_impl(self, session: Session, event: Event) -> tuple[int, float] | None:
         # Everything that can fail happens before anything is changed.
         raw = encode_event(stored_form(event), self.max_event_bytes)
-        scoped = event_scopes(event)
+        actions = event.actions
+        # Most events change no state: nothing to split by scope, nor to apply below.
+        scoped = event_scopes(event) if actions.state_delta or actions.removed_state_keys else None
         with self._lock:
             stored = self._find(session.app_name, session.user_id, session.id)
             if stored is None:
@@ -432,26 +440,32 @@ class InMemorySessionService(BaseSessionService):
                     held_revision=session.revision,
                     stored_revision=stored.revision,
                 )
-            if scoped.app:
-                self._app_state.setdefault(stored.app_name, {}).update(copy_json(scoped.app))
-            if scoped.user:
-                self._user_state.setdefault((stored.app_name, stored.user_id), {}).update(
-                    copy_json(scoped.user)
-                )
-            if scoped.session:
-                stored.state.update(copy_json(scoped.session))
-            for scope, name in scoped.removed:
-                owner = {
-                    "app": self._app_state.get(stored.app_name),
-                    "user": self._user_state.get((stored.app_name, stored.user_id)),
-                    "session": stored.state,
-                }[scope]
-                if owner is not None:
-                    owner.pop(name, None)
+            if scoped is not None:
+                self._apply(stored, scoped)
             stored.add(raw, event)
             stored.revision += 1
             stored.last_update_time = max(stored.last_update_time, event.timestamp)
             return stored.revision, stored.last_update_time
+
+    def _apply(self, stored: _StoredSession, scoped: ScopedDelta) -> None:
+        """Apply an event's state changes to the session's and the shared scopes (under the
+        lock)."""
+        if scoped.app:
+            self._app_state.setdefault(stored.app_name, {}).update(copy_json(scoped.app))
+        if scoped.user:
+            self._user_state.setdefault((stored.app_name, stored.user_id), {}).update(
+                copy_json(scoped.user)
+            )
+        if scoped.session:
+            stored.state.update(copy_json(scoped.session))
+        for scope, name in scoped.removed:
+            owner = {
+                "app": self._app_state.get(stored.app_name),
+                "user": self._user_state.get((stored.app_name, stored.user_id)),
+                "session": stored.state,
+            }[scope]
+            if owner is not None:
+                owner.pop(name, None)
 
     # -- paging ------------------------------------------------------------------------
     def _sessions_of(self, app_name: str, user_id: str | None) -> list[_StoredSession]:

@@ -44,3 +44,62 @@ class Session(CamelModel):
         if not exclude_rewound:
             return self.events
         return live_events(self.events, whole_log=True)
+
+
+_ALL_FIELDS = frozenset(Session.model_fields)
+
+
+def stored_session(
+    *,
+    id: str,
+    app_name: str,
+    user_id: str,
+    state: dict[str, Any],
+    events: list[Event],
+    last_update_time: float,
+    revision: int,
+) -> Session:
+    """``Session(...)`` of values a store made and checked itself: the same model (every
+    field set, no lease bound), without validating them again, which costs more than the
+    rest of a store's read.
+
+    ``state`` (plain JSON under ``str`` keys) and ``events`` (``Event`` objects) are taken
+    as they are, so they must be fresh objects the new session owns: validation would have
+    copied the dict and the list (and kept the events and values themselves). Values of
+    any other type than validation would keep as they are go through ``Session(...)``.
+    """
+    if not (
+        type(id) is str
+        and type(app_name) is str
+        and type(user_id) is str
+        and type(last_update_time) is float
+        and type(revision) is int
+    ):  # e.g. an imported session's int time: validation converts it
+        return Session(
+            id=id,
+            app_name=app_name,
+            user_id=user_id,
+            state=state,
+            events=events,
+            last_update_time=last_update_time,
+            revision=revision,
+        )
+    session = Session.__new__(Session)
+    # What pydantic's own construction sets on an instance (its documented attributes).
+    object.__setattr__(
+        session,
+        "__dict__",
+        {
+            "id": id,
+            "app_name": app_name,
+            "user_id": user_id,
+            "state": state,
+            "events": events,
+            "last_update_time": last_update_time,
+            "revision": revision,
+        },
+    )
+    object.__setattr__(session, "__pydantic_fields_set__", set(_ALL_FIELDS))
+    object.__setattr__(session, "__pydantic_extra__", None)
+    object.__setattr__(session, "__pydantic_private__", {"_lease": None})
+    return session
