@@ -111,7 +111,7 @@ class BaseAgent(BaseModel):
         """The agent this one is a sub-agent of: set when that agent is constructed with it
         in ``sub_agents`` (a second parent is refused). Settable, as in ADK, e.g. to None to
         detach it before giving it to another parent."""
-        return self._parent_agent
+        return _parent_of(self)
 
     @parent_agent.setter
     def parent_agent(self, parent: BaseAgent | None) -> None:
@@ -181,8 +181,8 @@ class BaseAgent(BaseModel):
     @property
     def root_agent(self) -> BaseAgent:
         agent = self
-        while agent._parent_agent is not None:
-            agent = agent._parent_agent
+        while (parent := _parent_of(agent)) is not None:
+            agent = parent
         return agent
 
     def find_agent(self, name: str) -> BaseAgent | None:
@@ -348,3 +348,15 @@ class BaseAgent(BaseModel):
         if content is None and not actions.state_delta and not actions.artifact_delta:
             return None
         return self._fill_defaults(ctx, Event(content=content, actions=actions))
+
+
+def _parent_of(agent: BaseAgent) -> BaseAgent | None:
+    """``agent._parent_agent``, read from the model's private values directly: reading a
+    private attribute goes through pydantic's ``__getattr__``, which costs more than the
+    walks up the tree that ask for it on every model call. Anything unusual there (a private
+    value deleted) is left to that path, and its error."""
+    private = agent.__pydantic_private__
+    if private is not None and "_parent_agent" in private:
+        parent: BaseAgent | None = private["_parent_agent"]
+        return parent
+    return agent._parent_agent

@@ -85,12 +85,12 @@ async def execute_run(
         if stopping is not None and stopping():
             await uninterrupted(_release(store, claimed, owner))
         else:
-            await uninterrupted(_settle(store, claimed, owner, RunStatus.CANCELLED))
+            await _settle(store, claimed, owner, RunStatus.CANCELLED)
         raise
     except LeaseLostError as error:
         current = await uninterrupted(_current(store, claimed))
         if current.cancel is not None:
-            return await uninterrupted(_settle(store, claimed, owner, RunStatus.CANCELLED))
+            return await _settle(store, claimed, owner, RunStatus.CANCELLED)
         return await uninterrupted(_failed(store, claimed, owner, error, on_failure))
     except Exception as error:
         return await uninterrupted(_failed(store, claimed, owner, error, on_failure))
@@ -98,7 +98,7 @@ async def execute_run(
         bool(outcome.pending) if outcome.pending is not None else await _waiting(runner, claimed)
     )
     status = RunStatus.PAUSED if waiting else RunStatus.DONE
-    return await uninterrupted(_settle(store, claimed, owner, status))
+    return await _settle(store, claimed, owner, status)
 
 
 async def _run_invocation(
@@ -246,17 +246,21 @@ async def _settle(
     *,
     error: dict[str, Any] | None = None,
 ) -> StoredRun:
-    """Write how the run ended (only while ``owner`` still owns it), then report it."""
-    settled = await store.update_run(
-        *run.key,
-        run.run_id,
-        expect_owner=owner,
-        expect_status={RunStatus.RUNNING},
-        status=status,
-        ended_at=time.time(),
-        error=error,
+    """Write how the run ended (only while ``owner`` still owns it), then report it. The
+    write is whole even if the caller is cancelled meanwhile (``uninterrupted``, handed the
+    store's own call: an in-memory store's runs in place)."""
+    settled = await uninterrupted(
+        store.update_run(
+            *run.key,
+            run.run_id,
+            expect_owner=owner,
+            expect_status={RunStatus.RUNNING},
+            status=status,
+            ended_at=time.time(),
+            error=error,
+        )
     )
-    return settled if settled is not None else await _current(store, run)
+    return settled if settled is not None else await uninterrupted(_current(store, run))
 
 
 def _error_json(error: BaseException) -> dict[str, Any]:

@@ -21,6 +21,8 @@ import threading
 from collections.abc import Collection
 from typing import Any
 
+from cairn.sessions.uninterrupted import never_suspends
+
 
 class RunStatus(enum.StrEnum):
     """Where a run is in its lifecycle: ``pending → running → (paused | done | failed |
@@ -283,6 +285,7 @@ class InMemoryRunStore(RunStore):
         else:
             self._open.discard(key)
 
+    @never_suspends  # handed to ``uninterrupted`` as a run settles: runs in place
     async def get_run(
         self, app_name: str, user_id: str, session_id: str, run_id: str
     ) -> StoredRun | None:
@@ -309,6 +312,7 @@ class InMemoryRunStore(RunStore):
         found.sort(key=lambda run: run.seq, reverse=True)
         return found[: min(limit, MAX_RUNS_PER_READ)]
 
+    @never_suspends  # handed to ``uninterrupted`` as a run settles: runs in place
     async def update_run(
         self,
         app_name: str,
