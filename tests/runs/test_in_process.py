@@ -177,6 +177,20 @@ async def test_stream_from_the_start_and_rejoined(world: World) -> None:
     assert [e.id for e in everything] == [seen[0].id, *[e.id for e in rest]]
 
 
+async def test_a_listener_for_the_end_only_hears_no_event(world: World) -> None:
+    runs = world.runs()
+    held = await start(runs, "hold")
+    ends = runs.executor.live(held, events=False)
+    everything = runs.executor.live(held)
+    assert ends is not None and everything is not None
+    await world.agent.holding.wait()
+    world.agent.release.set()
+    assert [event async for event in ends] == []  # it stops once the run has ended
+    heard = [event async for event in everything]
+    assert (await runs.wait(held)).status is RunStatus.DONE
+    assert len(heard) >= 3  # the message, "holding", "released"
+
+
 async def test_a_closed_executor_gives_its_runs_back_to_the_next_one(world: World) -> None:
     first = world.runs()
     held = await start(first, "hold")
