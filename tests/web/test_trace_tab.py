@@ -22,6 +22,15 @@ def trace_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from _start_server(tmp_path_factory.mktemp("trace-server"), CAIRN_AGENTS_DIR=str(AGENTS))
 
 
+def open_weather(page: Page, server: Server) -> None:
+    """Open the weather app for a new user, and wait until the page has taken both in (a
+    message typed before that is not sent)."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    page.goto(f"{server.url}/#weather/{user}")
+    expect(page.locator("#app-select")).to_have_value("weather")
+    expect(page.locator("#user-id")).to_have_value(user)
+
+
 def ask(page: Page, text: str) -> None:
     page.fill("#message-input", text)
     page.press("#message-input", "Enter")
@@ -31,8 +40,7 @@ def ask(page: Page, text: str) -> None:
 def test_the_trace_tab_shows_an_invocations_spans_and_what_the_model_was_sent(
     trace_server: Server, page: Page, screenshot: Shot
 ) -> None:
-    page.goto(f"{trace_server.url}/#weather/u-{uuid.uuid4().hex[:8]}")
-    expect(page.locator("#app-select")).to_have_value("weather")
+    open_weather(page, trace_server)
     ask(page, "Weather in Hangzhou?")
     expect(page.locator(".msg.agent .bubble").last).to_have_text("It is 23°C in Hangzhou.")
 
@@ -110,7 +118,7 @@ def unrecorded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serv
 def test_without_recording_the_tab_says_how_to_turn_it_on(
     unrecorded_server: Server, page: Page
 ) -> None:
-    page.goto(f"{unrecorded_server.url}/#weather/u-{uuid.uuid4().hex[:8]}")
+    open_weather(page, unrecorded_server)
     ask(page, "Weather in Hangzhou?")
     page.click("#trace-tab")
     expect(page.locator("#trace-waterfall")).to_contain_text(
